@@ -1,0 +1,35 @@
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['out/', 'dist/', 'node_modules/', 'coverage/', 'conformance-results/', 'bench-results/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      eqeqeq: ['error', 'smart'],
+    },
+  },
+  {
+    files: ['src-server/**/*.ts'],
+    rules: {
+      // The service runs under plain Node and in a utility process: it must never pull in Electron.
+      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'src-server runs without Electron.' }] }],
+    },
+  },
+  {
+    files: ['src-server/xapi/**/*.ts'],
+    rules: {
+      // xapi/ holds the pure rules: no HTTP, no SQL.
+      'no-restricted-imports': ['error', { patterns: ['fastify', 'sql.js', '**/storage/**', '**/http/**'] }],
+    },
+  },
+  {
+    files: ['src-renderer/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+);

@@ -1,0 +1,143 @@
+/**
+ * API keys of a Store: issue, list, rotate, revoke, and authenticate a presented credential.
+ * Plain functions over Storage; the HTTP layer stays thin over them.
+ */
+import type { ApiKeyRecord, Storage, StoreRecord } from '../storage/storage';
+import type { ApiKeyView, CreateApiKeyInput, CreatedApiKeyView, Scope } from './contract';
+import {
+  basicCredential,
+  bearerToken,
+  generateKeyId,
+  generateSecret,
+  hashSecret,
+  secretMatches,
+} from './credentials';
+
+/** How long a rotated key keeps working unless the admin chooses otherwise. */
+export const DEFAULT_ROTATION_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * last-used times are shown to the minute in the console; writing one per request would put a
+ * journal record behind every statement, so a key's time is written at most this often.
+ */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export function keyState(key: ApiKeyRecord, now: Date): ApiKeyView['state'] {
+  if (key.revokedAt !== null) return 'revoked';
+  if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now.getTime()) return 'expired';
+  return 'active';
+}
+
+export function toApiKeyView(key: ApiKeyRecord, store: StoreRecord, now = new Date()): ApiKeyView {
+  return {
+    id: key.id,
+    storeSlug: store.slug,
+    name: key.name,
+    scopes: key.scopes as Scope[],
+    environment: key.environment,
+    createdAt: key.createdAt,
+    lastUsedAt: key.lastUsedAt,
+    expiresAt: key.expiresAt,
+    revokedAt: key.revokedAt,
+    replacedBy: key.replacedBy,
+    state: keyState(key, now),
+  };
+}
+
+export async function createApiKey(
+  storage: Storage,
+  store: StoreRecord,
+  input: CreateApiKeyInput,
+  now = new Date(),
+): Promise<CreatedApiKeyView> {
+  const secret = generateSecret();
+  const record: ApiKeyRecord = {
+    id: generateKeyId(store.environment),
+    storeId: store.id,
+    name: input.name,
+    secretHash: hashSecret(secret),
+    scopes: input.scopes,
+    environment: store.environment,
+    createdAt: now.toISOString(),
+    lastUsedAt: null,
+    expiresAt: input.expiresAt === null ? null : new Date(input.expiresAt).toISOString(),
+    revokedAt: null,
+    replacedBy: null,
+  };
+  await storage.insertApiKey(record);
+  return {
+    ...toApiKeyView(record, store, now),
+    secret,
+    token: bearerToken(record.id, secret),
+    basic: basicCredential(record.id, secret),
+  };
+}
+
+/**
+ * Issues a replacement with the same name and scopes; the old key keeps working until
+ * `oldKeyExpiresAt` (default 7 days), so content can move over without downtime.
+ */
+export async function rotateApiKey(
+  storage: Storage,
+  store: StoreRecord,
+  old: ApiKeyRecord,
+  options: { oldKeyExpiresAt?: string; name?: string },
+  now = new Date(),
+): Promise<{ replacement: CreatedApiKeyView; previous: ApiKeyView }> {
+  const replacement = await createApiKey(
+    storage,
+    store,
+    { name: options.name ?? old.name, scopes: old.scopes as Scope[], expiresAt: null },
+    now,
+  );
+  const requested = options.oldKeyExpiresAt
+    ? Date.parse(options.oldKeyExpiresAt)
+    : now.getTime() + DEFAULT_ROTATION_GRACE_MS;
+  // Rotation never extends a key's life beyond the expiry it already had.
+  const current = old.expiresAt === null ? Infinity : Date.parse(old.expiresAt);
+  const expiresAt = new Date(Math.min(requested, current)).toISOString();
+  await storage.updateApiKey(old.id, { expiresAt, replacedBy: replacement.id });
+  const previous = { ...old, expiresAt, replacedBy: replacement.id };
+  return { replacement, previous: toApiKeyView(previous, store, now) };
+}
+
+export async function revokeApiKey(storage: Storage, key: ApiKeyRecord, now = new Date()): Promise<ApiKeyRecord> {
+  const revokedAt = key.revokedAt ?? now.toISOString();
+  await storage.updateApiKey(key.id, { revokedAt });
+  return { ...key, revokedAt };
+}
+
+export type KeyCheck =
+  | { ok: true; key: ApiKeyRecord }
+  | { ok: false; reason: 'unknown' | 'revoked' | 'expired' };
+
+/**
+ * Checks a presented key id and secret. An unknown id still costs one hash comparison so that
+ * timing does not tell which key ids exist.
+ */
+export async function authenticateApiKey(
+  storage: Storage,
+  keyId: string,
+  secret: string,
+  now = new Date(),
+): Promise<KeyCheck> {
+  const key = keyId.length <= 100 ? await storage.findApiKey(keyId) : null;
+  const matches = secretMatches(secret, key?.secretHash ?? hashSecret(''));
+  if (!key || !matches) return { ok: false, reason: 'unknown' };
+  const state = keyState(key, now);
+  if (state !== 'active') return { ok: false, reason: state };
+  if (key.lastUsedAt === null || now.getTime() - Date.parse(key.lastUsedAt) >= LAST_USED_RESOLUTION_MS) {
+    await storage.updateApiKey(key.id, { lastUsedAt: now.toISOString() });
+  }
+  return { ok: true, key };
+}
+
+/** xAPI scopes (xAPI 1.0.3 Part Three §4.2 "OAuth Scope"): which ones allow an operation. */
+export function hasScope(key: ApiKeyRecord, needed: 'statements/write' | 'statements/read' | 'state' | 'profile' | 'define'): boolean {
+  const scopes = key.scopes;
+  if (scopes.includes('all')) return true;
+  if (needed === 'statements/read') {
+    return scopes.includes('statements/read') || scopes.includes('all/read') || scopes.includes('statements/read/mine');
+  }
+  return scopes.includes(needed);
+}

@@ -1,0 +1,47 @@
+/**
+ * The Statement Explorer's search: a Store's statements of every status, rejected ones included,
+ * newest first, with cursor paging.
+ */
+import type { ExplorerQuery, Storage, StoreRecord } from '../storage/storage';
+import { normaliseMbox, parseAgentParam } from '../xapi/agent-key';
+import type { ExplorerPageView, ExplorerQueryInput } from './contract';
+
+export type AgentSearch = { ok: true; key: string } | { ok: false; message: string };
+
+/**
+ * What a person types to find a learner: the xAPI agent JSON, or just `ada@example.com` /
+ * `mailto:ada@example.com`.
+ */
+export function parseAgentSearch(text: string): AgentSearch {
+  const trimmed = text.trim();
+  if (trimmed.startsWith('{')) {
+    const parsed = parseAgentParam(trimmed);
+    return parsed.ok ? { ok: true, key: parsed.key } : { ok: false, message: parsed.issue.message };
+  }
+  const email = trimmed.replace(/^mailto:/i, '');
+  if (/^[^@\s]+@[^@\s]+$/.test(email)) return { ok: true, key: `mbox:${normaliseMbox(`mailto:${email}`)}` };
+  return { ok: false, message: 'agent must be xAPI agent JSON or an email address (mailto: optional)' };
+}
+
+export async function searchStatements(
+  storage: Storage,
+  store: StoreRecord,
+  input: ExplorerQueryInput,
+  agentKeyValue: string | undefined,
+): Promise<ExplorerPageView> {
+  const query: ExplorerQuery = {
+    status: input.status,
+    agent: agentKeyValue,
+    activityId: input.activity,
+    verbId: input.verb,
+    since: input.since === undefined ? undefined : new Date(input.since).toISOString(),
+    until: input.until === undefined ? undefined : new Date(input.until).toISOString(),
+    limit: input.limit,
+    beforeSeq: input.cursor === undefined ? undefined : Number(input.cursor),
+  };
+  const page = await storage.searchExplorer(store.id, query);
+  return {
+    records: page.records,
+    next: page.nextBeforeSeq === null ? null : String(page.nextBeforeSeq),
+  };
+}

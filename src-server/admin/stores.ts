@@ -1,0 +1,46 @@
+/** Stores: create, list, rename, delete. Plain functions over Storage. */
+import { randomUUID } from 'node:crypto';
+import type { Storage, StoreRecord } from '../storage/storage';
+import type { CreateStoreInput, StoreView } from './contract';
+
+export type StoreResult<T> = { ok: true; value: T } | { ok: false; code: 'slug_taken' | 'confirmation_required' };
+
+export function toStoreView(store: StoreRecord, publicUrl: string): StoreView {
+  return { ...store, endpoint: `${publicUrl.replace(/\/$/, '')}/${store.slug}/xAPI/` };
+}
+
+export async function createStore(
+  storage: Storage,
+  input: CreateStoreInput,
+  now = new Date(),
+): Promise<StoreResult<StoreRecord>> {
+  if (await storage.findStoreBySlug(input.slug)) return { ok: false, code: 'slug_taken' };
+  const at = now.toISOString();
+  const store: StoreRecord = {
+    id: randomUUID(),
+    slug: input.slug,
+    name: input.name,
+    environment: input.environment,
+    createdAt: at,
+    updatedAt: at,
+  };
+  await storage.insertStore(store);
+  return { ok: true, value: store };
+}
+
+export async function renameStore(storage: Storage, store: StoreRecord, name: string, now = new Date()): Promise<StoreRecord> {
+  const updatedAt = now.toISOString();
+  await storage.updateStore(store.id, { name, updatedAt });
+  return { ...store, name, updatedAt };
+}
+
+/** A live Store holds production data: deleting it needs its slug typed back. */
+export async function deleteStore(
+  storage: Storage,
+  store: StoreRecord,
+  confirmation: string | undefined,
+): Promise<StoreResult<null>> {
+  if (store.environment === 'live' && confirmation !== store.slug) return { ok: false, code: 'confirmation_required' };
+  await storage.deleteStore(store.id);
+  return { ok: true, value: null };
+}

@@ -1,0 +1,55 @@
+/**
+ * One place where every error becomes DESIGN.md's JSON error body. Fastify's own client errors
+ * (bad JSON, too large, wrong content type) keep their status and get a plain-words message;
+ * anything else is a bug and answers 500 without details.
+ */
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { LrsError, errors } from '../errors';
+import { StorageUnavailableError } from '../../storage/storage';
+
+const FASTIFY_MESSAGES: Record<string, (error: FastifyError) => LrsError> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: (error) =>
+    errors.unsupportedMediaType(`Unsupported Content-Type: ${error.message.replace(/^Unsupported Media Type:?\s*/i, '') || 'none'}; send application/json.`),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => errors.invalidBody('The body is empty; a JSON body was expected.'),
+  FST_ERR_CTP_BODY_TOO_LARGE: (error) => errors.tooLarge(`The body is larger than this service accepts (${error.message}).`),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => errors.invalidBody('The Content-Length header does not match the body.'),
+  FST_ERR_CTP_INVALID_CHARSET: () => errors.unsupportedMediaType('Unsupported charset; send UTF-8.'),
+};
+
+export function toLrsError(error: unknown): LrsError | null {
+  if (error instanceof LrsError) return error;
+  if (error instanceof StorageUnavailableError) {
+    return errors.storageUnavailable(`Storage is unavailable; nothing was stored. Retry later. (${error.message})`);
+  }
+  const fastifyError = error as FastifyError;
+  if (typeof fastifyError?.code === 'string') {
+    const known = FASTIFY_MESSAGES[fastifyError.code];
+    if (known) return known(fastifyError);
+  }
+  if (error instanceof SyntaxError || fastifyError?.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return errors.invalidBody(`The body is not valid JSON: ${(error as Error).message}`);
+  }
+  const status = fastifyError?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new LrsError(status, 'bad_request', fastifyError.message);
+  }
+  return null;
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => {
+    const known = toLrsError(error);
+    if (known) {
+      return reply.code(known.status).headers(known.headers).send(known.toBody());
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply
+      .code(500)
+      .send({ error: { status: 500, code: 'internal_error', message: 'The service failed to handle this request; it has been logged.' } });
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const body = new LrsError(404, 'not_found', `Nothing is served at ${request.method} ${request.url.split('?')[0]}.`).toBody();
+    return reply.code(404).send(body);
+  });
+}

@@ -1,0 +1,71 @@
+/**
+ * What every xAPI request needs before its route runs: the version header (xAPI Part Three §6.2),
+ * the key (Basic or Bearer) and the Store it is allowed to act on.
+ *
+ * Order: version header, then credentials (401), then the Store in the path (404), then whether
+ * the key belongs to it (403) — so that nobody learns which Stores exist without a valid key.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { authenticateApiKey } from '../../admin/api-keys';
+import { readAuthorization } from '../../admin/credentials';
+import type { ApiKeyRecord, Storage, StoreRecord } from '../../storage/storage';
+import { ACCEPTED_VERSIONS_TEXT, VERSION_HEADER, parseVersionHeader, type XapiVersion } from '../../xapi/version';
+import { errors } from '../errors';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    xapiVersion: XapiVersion;
+    lrsStore: StoreRecord;
+    lrsKey: ApiKeyRecord;
+  }
+}
+
+/** What the service answers in X-Experience-API-Version for each rule set. */
+const RESPONSE_VERSION: Record<XapiVersion, string> = { '1.0.3': '1.0.3', '2.0.0': '2.0.0' };
+
+export function registerXapiContext(app: FastifyInstance, storage: Storage, options: { publicRoutes: string[] }): void {
+  app.decorateRequest('xapiVersion', '1.0.3');
+  app.decorateRequest('lrsStore', null as unknown as StoreRecord);
+  app.decorateRequest('lrsKey', null as unknown as ApiKeyRecord);
+
+  const isPublic = (request: FastifyRequest) =>
+    options.publicRoutes.some((suffix) => request.routeOptions.url?.endsWith(suffix));
+
+  app.addHook('onRequest', async (request, reply) => {
+    const header = request.headers[VERSION_HEADER];
+    const version = parseVersionHeader(Array.isArray(header) ? header[0] : header);
+    reply.header('X-Experience-API-Version', RESPONSE_VERSION[version ?? '2.0.0']);
+    if (version === null && !isPublic(request)) {
+      throw errors.versionHeader(
+        header === undefined
+          ? `The X-Experience-API-Version header is required. Accepted: ${ACCEPTED_VERSIONS_TEXT}.`
+          : `X-Experience-API-Version "${String(header)}" is not supported. Accepted: ${ACCEPTED_VERSIONS_TEXT}.`,
+      );
+    }
+    request.xapiVersion = version ?? '2.0.0';
+  });
+
+  app.addHook('preHandler', async (request) => {
+    const slug = (request.params as { slug?: string }).slug;
+    if (isPublic(request)) {
+      if (slug !== undefined && !(await storage.findStoreBySlug(slug))) throw errors.storeNotFound(slug);
+      return;
+    }
+    const presented = readAuthorization(request.headers.authorization);
+    if (presented.kind === 'missing') {
+      throw errors.unauthenticated('Credentials are required: send "Authorization: Basic <key id:secret in base64>" or "Authorization: Bearer <token>".');
+    }
+    if (presented.kind === 'malformed') throw errors.unauthenticated(`The Authorization header is malformed: ${presented.reason}.`);
+    const check = await authenticateApiKey(storage, presented.keyId, presented.secret);
+    if (!check.ok) {
+      const why = { unknown: 'is not valid', revoked: 'has been revoked', expired: 'has expired' }[check.reason];
+      throw errors.unauthenticated(`This API key ${why}.`);
+    }
+    const key = check.key;
+    const store = slug === undefined ? await storage.findStoreById(key.storeId) : await storage.findStoreBySlug(slug);
+    if (!store) throw errors.storeNotFound(slug ?? '');
+    if (store.id !== key.storeId) throw errors.wrongStore(store.slug);
+    request.lrsKey = key;
+    request.lrsStore = store;
+  });
+}

@@ -1,0 +1,126 @@
+/**
+ * Reading statements: one by id (statementId / voidedStatementId) or a filtered, paged list
+ * (xAPI 1.0.3 Part Three §2.1.3, 2.0.0 Part Three §2.1.3). A `more` link is an opaque token that
+ * carries the query, the position and the newest seq visible when the first page was read, so that
+ * later pages neither skip nor repeat rows while new statements arrive.
+ */
+import { z } from 'zod';
+import type { StatementQuery, Storage, StoreRecord, StoredStatement } from '../storage/storage';
+import { formatStatement } from '../xapi/format-statement';
+import type { ParsedStatementQuery } from '../xapi/statement-query';
+import type { Outcome } from './failure';
+
+/** The most statements one page returns (a `limit` of 0 asks for this). */
+export const MAX_PAGE_SIZE = 500;
+
+/** A `more` token comes back from the client: everything in it is checked again. */
+const moreTokenSchema = z.object({
+  store: z.string(),
+  format: z.enum(['ids', 'exact', 'canonical']),
+  query: z.object({
+    agent: z.string().optional(),
+    verbId: z.string().optional(),
+    activityId: z.string().optional(),
+    registration: z.string().optional(),
+    relatedAgents: z.boolean().optional(),
+    relatedActivities: z.boolean().optional(),
+    since: z.string().optional(),
+    until: z.string().optional(),
+    ascending: z.boolean().optional(),
+    limit: z.number().int().min(1).max(MAX_PAGE_SIZE),
+    afterSeq: z.number().int().nonnegative().optional(),
+    maxSeq: z.number().int().nonnegative().optional(),
+  }),
+});
+type MoreToken = z.infer<typeof moreTokenSchema>;
+
+export interface StatementResultBody {
+  statements: unknown[];
+  more: string;
+}
+
+export type StatementReadResult =
+  | { kind: 'single'; statement: unknown; stored: string }
+  | { kind: 'list'; body: StatementResultBody; lastStored: string | null };
+
+export async function readStatements(
+  storage: Storage,
+  store: StoreRecord,
+  query: ParsedStatementQuery,
+  options: { acceptLanguages: string[]; morePath: string },
+): Promise<Outcome<StatementReadResult>> {
+  const single = query.statementId ?? query.voidedStatementId;
+  if (single !== undefined) {
+    const found = await storage.findStatement(store.id, single);
+    // A voided statement is found only through voidedStatementId, and only it is (§2.1.3).
+    const wanted = found !== null && found.voided === (query.voidedStatementId !== undefined);
+    if (!found || !wanted) {
+      return { ok: false, failure: { status: 404, code: 'statement_not_found', message: `No statement with id ${single} in this Store.` } };
+    }
+    return {
+      ok: true,
+      value: { kind: 'single', statement: formatStatement(found.statement as never, query.format, options.acceptLanguages), stored: found.stored },
+    };
+  }
+
+  const storageQuery: StatementQuery = {
+    agent: query.agent,
+    verbId: query.verb,
+    activityId: query.activity,
+    registration: query.registration,
+    relatedAgents: query.relatedAgents,
+    relatedActivities: query.relatedActivities,
+    since: query.since,
+    until: query.until,
+    ascending: query.ascending,
+    limit: query.limit === 0 ? MAX_PAGE_SIZE : Math.min(query.limit, MAX_PAGE_SIZE),
+    maxSeq: await storage.currentSeq(),
+  };
+  return { ok: true, value: await readPage(storage, store, { store: store.id, query: storageQuery, format: query.format }, options) };
+}
+
+export async function readMore(
+  storage: Storage,
+  store: StoreRecord,
+  token: string,
+  options: { acceptLanguages: string[]; morePath: string },
+): Promise<Outcome<StatementReadResult>> {
+  const decoded = decodeMoreToken(token);
+  // A token of another Store is refused like an unknown one: it must not even confirm it exists.
+  if (!decoded || decoded.store !== store.id) {
+    return { ok: false, failure: { status: 400, code: 'invalid_parameter', message: 'The more token is not valid for this Store.', field: 'more' } };
+  }
+  return { ok: true, value: await readPage(storage, store, decoded, options) };
+}
+
+async function readPage(
+  storage: Storage,
+  store: StoreRecord,
+  token: MoreToken,
+  options: { acceptLanguages: string[]; morePath: string },
+): Promise<StatementReadResult> {
+  const page = await storage.queryStatements(store.id, token.query);
+  const statements = page.statements.map((row: StoredStatement) =>
+    formatStatement(row.statement as never, token.format, options.acceptLanguages),
+  );
+  const more =
+    page.nextAfterSeq === null
+      ? ''
+      : `${options.morePath}?more=${encodeMoreToken({ ...token, query: { ...token.query, afterSeq: page.nextAfterSeq } })}`;
+  const newest = page.statements.reduce<string | null>((latest, row) => (latest === null || row.stored > latest ? row.stored : latest), null);
+  return { kind: 'list', body: { statements, more }, lastStored: newest };
+}
+
+function encodeMoreToken(token: MoreToken): string {
+  return Buffer.from(JSON.stringify(token), 'utf8').toString('base64url');
+}
+
+function decodeMoreToken(text: string): MoreToken | null {
+  if (text.length > 8192 || !/^[A-Za-z0-9_-]+$/.test(text)) return null;
+  try {
+    const parsed = moreTokenSchema.safeParse(JSON.parse(Buffer.from(text, 'base64url').toString('utf8')));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * The few file operations the durable layer needs, behind an interface so tests can count fsyncs
+ * and inject failures (disk full, EIO) without touching the real disk's behaviour.
+ */
+import { constants, promises as fsp } from 'node:fs';
+
+export interface StorageFileHandle {
+  /** Writes every byte of `data` at `position`. */
+  write(data: Uint8Array, position: number): Promise<void>;
+  /** fdatasync: the data and the size that reaches it are on disk when this resolves. */
+  datasync(): Promise<void>;
+  truncate(length: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface StorageFs {
+  mkdir(dir: string): Promise<void>;
+  /** The whole file, or null when it does not exist. */
+  readFile(path: string): Promise<Uint8Array | null>;
+  readdir(dir: string): Promise<string[]>;
+  /** Opens for writing at explicit positions, creating the file when missing. */
+  open(path: string, options: { truncate: boolean }): Promise<StorageFileHandle>;
+  rename(from: string, to: string): Promise<void>;
+  /** Removes a file; a missing file is not an error. */
+  unlink(path: string): Promise<void>;
+  /** Makes renames, creations and removals inside `dir` durable. */
+  syncDir(dir: string): Promise<void>;
+}
+
+function isErrno(err: unknown, code: string): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === code;
+}
+
+export const nodeStorageFs: StorageFs = {
+  async mkdir(dir) {
+    await fsp.mkdir(dir, { recursive: true });
+  },
+  async readFile(path) {
+    try {
+      return await fsp.readFile(path);
+    } catch (err) {
+      if (isErrno(err, 'ENOENT')) return null;
+      throw err;
+    }
+  },
+  readdir(dir) {
+    return fsp.readdir(dir);
+  },
+  async open(path, options) {
+    const flags = constants.O_WRONLY | constants.O_CREAT | (options.truncate ? constants.O_TRUNC : 0);
+    const handle = await fsp.open(path, flags, 0o644);
+    return {
+      async write(data, position) {
+        let done = 0;
+        while (done < data.length) {
+          const { bytesWritten } = await handle.write(data, done, data.length - done, position + done);
+          done += bytesWritten;
+        }
+      },
+      datasync: () => handle.datasync(),
+      truncate: (length) => handle.truncate(length),
+      close: () => handle.close(),
+    };
+  },
+  rename(from, to) {
+    return fsp.rename(from, to);
+  },
+  async unlink(path) {
+    try {
+      await fsp.unlink(path);
+    } catch (err) {
+      if (!isErrno(err, 'ENOENT')) throw err;
+    }
+  },
+  async syncDir(dir) {
+    // Windows cannot open a directory for fsync; NTFS makes renames durable through its own log.
+    if (process.platform === 'win32') return;
+    const handle = await fsp.open(dir, constants.O_RDONLY);
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  },
+};

@@ -1,0 +1,174 @@
+/**
+ * SQL for the two read paths with many filter combinations: xAPI statement queries and the
+ * Statement Explorer. Each query is driven by exactly one index whose order is seq (chosen here,
+ * pinned with INDEXED BY / CROSS JOIN so the planner cannot fall back to a sort), and the other
+ * filters are checked on the rows that index yields.
+ */
+import type { SqlValue } from 'sql.js';
+import type { ExplorerQuery, StatementQuery } from '../storage';
+import { toMs } from './ops';
+
+export interface BuiltQuery {
+  sql: string;
+  params: SqlValue[];
+}
+
+/** Column order of every statement row these queries return. */
+export const STATEMENT_COLUMNS = 's.seq, s.statement_id, s.statement, s.stored, s.voided, s.key_id';
+/** Column order of every rejection row these queries return. */
+export const REJECTION_COLUMNS = 'r.seq, r.statement_id, r.payload, r.received_at, r.key_id, r.error';
+
+interface TermFilter {
+  kind: 'agent' | 'activity';
+  value: string;
+  primaryOnly: boolean;
+}
+
+interface Condition {
+  sql: string;
+  params: SqlValue[];
+}
+
+interface SeqBounds {
+  above?: number;
+  below?: number;
+  atMost?: number;
+}
+
+interface StatementSelect {
+  storeNum: number;
+  terms: TermFilter[];
+  /** The index on `statements` that drives the query when no term filter does. */
+  index: 'statements_store' | 'statements_verb' | 'statements_registration' | 'statements_voided';
+  conditions: Condition[];
+  bounds: SeqBounds;
+  descending: boolean;
+  limit: number;
+}
+
+function selectStatements(q: StatementSelect): BuiltQuery {
+  const where: string[] = [];
+  const params: SqlValue[] = [];
+  const [drive, ...others] = q.terms;
+  let from: string;
+  let seq: string;
+  if (drive) {
+    // CROSS JOIN fixes the join order: walk the term index in seq order, then fetch each row.
+    from = `statement_terms AS t${drive.primaryOnly ? ' INDEXED BY statement_terms_primary' : ''} CROSS JOIN statements AS s ON s.seq = t.seq`;
+    seq = 't.seq';
+    where.push('t.store_num = ?', 't.kind = ?', 't.value = ?');
+    params.push(q.storeNum, drive.kind, drive.value);
+    if (drive.primaryOnly) where.push('t.is_primary = 1');
+  } else {
+    from = `statements AS s INDEXED BY ${q.index}`;
+    seq = 's.seq';
+    where.push('s.store_num = ?');
+    params.push(q.storeNum);
+  }
+  others.forEach((term, i) => {
+    const alias = `o${i}`;
+    where.push(
+      `EXISTS (SELECT 1 FROM statement_terms AS ${alias} WHERE ${alias}.store_num = ? AND ${alias}.kind = ? AND ` +
+        `${alias}.value = ? AND ${alias}.seq = s.seq${term.primaryOnly ? ` AND ${alias}.is_primary = 1` : ''})`,
+    );
+    params.push(q.storeNum, term.kind, term.value);
+  });
+  for (const c of q.conditions) {
+    where.push(c.sql);
+    params.push(...c.params);
+  }
+  pushBounds(seq, q.bounds, where, params);
+  params.push(q.limit);
+  return {
+    sql: `SELECT ${STATEMENT_COLUMNS} FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${seq} ${q.descending ? 'DESC' : 'ASC'} LIMIT ?`,
+    params,
+  };
+}
+
+function pushBounds(seq: string, bounds: SeqBounds, where: string[], params: SqlValue[]): void {
+  if (bounds.above !== undefined) {
+    where.push(`${seq} > ?`);
+    params.push(bounds.above);
+  }
+  if (bounds.below !== undefined) {
+    where.push(`${seq} < ?`);
+    params.push(bounds.below);
+  }
+  if (bounds.atMost !== undefined) {
+    where.push(`${seq} <= ?`);
+    params.push(bounds.atMost);
+  }
+}
+
+/** xAPI GET /statements: voided statements hidden; `limit` rows plus one to know whether more match. */
+export function statementQuery(storeNum: number, q: StatementQuery, limit: number): BuiltQuery {
+  const terms: TermFilter[] = [];
+  if (q.agent !== undefined) terms.push({ kind: 'agent', value: q.agent, primaryOnly: !q.relatedAgents });
+  if (q.activityId !== undefined) {
+    terms.push({ kind: 'activity', value: q.activityId, primaryOnly: !q.relatedActivities });
+  }
+  const conditions: Condition[] = [{ sql: 's.voided = 0', params: [] }];
+  if (q.verbId !== undefined) conditions.push({ sql: 's.verb_id = ?', params: [q.verbId] });
+  if (q.registration !== undefined) conditions.push({ sql: 's.registration = ?', params: [q.registration] });
+  if (q.since !== undefined) conditions.push({ sql: 's.stored_ms > ?', params: [toMs(q.since)] });
+  if (q.until !== undefined) conditions.push({ sql: 's.stored_ms <= ?', params: [toMs(q.until)] });
+  const descending = !q.ascending;
+  const bounds: SeqBounds = { atMost: q.maxSeq };
+  if (q.afterSeq !== undefined) {
+    if (descending) bounds.below = q.afterSeq;
+    else bounds.above = q.afterSeq;
+  }
+  // A registration is usually the most selective filter, then a verb.
+  const index =
+    q.registration !== undefined ? 'statements_registration' : q.verbId !== undefined ? 'statements_verb' : 'statements_store';
+  return selectStatements({ storeNum, terms, index, conditions, bounds, descending, limit });
+}
+
+/** The Explorer's statement half: accepted and voided statements, newest first. */
+export function explorerStatementQuery(storeNum: number, q: ExplorerQuery, limit: number): BuiltQuery {
+  const terms: TermFilter[] = [];
+  if (q.agent !== undefined) terms.push({ kind: 'agent', value: q.agent, primaryOnly: false });
+  if (q.activityId !== undefined) terms.push({ kind: 'activity', value: q.activityId, primaryOnly: false });
+  const conditions: Condition[] = [];
+  if (q.status === 'accepted') conditions.push({ sql: 's.voided = 0', params: [] });
+  if (q.status === 'voided') conditions.push({ sql: 's.voided = 1', params: [] });
+  if (q.verbId !== undefined) conditions.push({ sql: 's.verb_id = ?', params: [q.verbId] });
+  if (q.since !== undefined) conditions.push({ sql: 's.stored_ms >= ?', params: [toMs(q.since)] });
+  if (q.until !== undefined) conditions.push({ sql: 's.stored_ms <= ?', params: [toMs(q.until)] });
+  // Voided statements are few: their partial index beats walking a verb's rows.
+  const index = q.status === 'voided' ? 'statements_voided' : q.verbId !== undefined ? 'statements_verb' : 'statements_store';
+  return selectStatements({ storeNum, terms, index, conditions, bounds: { below: q.beforeSeq }, descending: true, limit });
+}
+
+/** The Explorer's rejection half, filtered on the best-effort columns, newest first. */
+export function explorerRejectionQuery(storeNum: number, q: ExplorerQuery, limit: number): BuiltQuery {
+  const where = ['r.store_num = ?'];
+  const params: SqlValue[] = [storeNum];
+  let index = 'rejections_store';
+  const filters: Array<[value: string | undefined, column: string, index: string]> = [
+    [q.verbId, 'verb_id', 'rejections_verb'],
+    [q.activityId, 'activity_id', 'rejections_activity'],
+    [q.agent, 'agent', 'rejections_agent'],
+  ];
+  // The last filter present drives: agent, then activity, then verb.
+  for (const [value, column, filterIndex] of filters) {
+    if (value === undefined) continue;
+    where.push(`r.${column} = ?`);
+    params.push(value);
+    index = filterIndex;
+  }
+  if (q.since !== undefined) {
+    where.push('r.received_ms >= ?');
+    params.push(toMs(q.since));
+  }
+  if (q.until !== undefined) {
+    where.push('r.received_ms <= ?');
+    params.push(toMs(q.until));
+  }
+  pushBounds('r.seq', { below: q.beforeSeq }, where, params);
+  params.push(limit);
+  return {
+    sql: `SELECT ${REJECTION_COLUMNS} FROM rejections AS r INDEXED BY ${index} WHERE ${where.join(' AND ')} ORDER BY r.seq DESC LIMIT ?`,
+    params,
+  };
+}

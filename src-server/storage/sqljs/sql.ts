@@ -1,0 +1,83 @@
+/**
+ * A thin layer over a sql.js Database: prepared statements cached by their SQL text (preparing
+ * costs more than running a small statement), rows as arrays, and synchronous transactions.
+ */
+import type { Database, SqlValue, Statement } from 'sql.js';
+
+export type Row = SqlValue[];
+
+export class Sql {
+  private readonly cache = new Map<string, Statement>();
+
+  constructor(readonly db: Database) {}
+
+  run(sql: string, params: SqlValue[] = []): void {
+    const stmt = this.prepared(sql);
+    try {
+      stmt.bind(params);
+      stmt.step();
+    } finally {
+      stmt.reset();
+    }
+  }
+
+  all(sql: string, params: SqlValue[] = []): Row[] {
+    const stmt = this.prepared(sql);
+    const rows: Row[] = [];
+    try {
+      stmt.bind(params);
+      while (stmt.step()) rows.push(stmt.get());
+    } finally {
+      stmt.reset();
+    }
+    return rows;
+  }
+
+  first(sql: string, params: SqlValue[] = []): Row | undefined {
+    const stmt = this.prepared(sql);
+    try {
+      stmt.bind(params);
+      return stmt.step() ? stmt.get() : undefined;
+    } finally {
+      stmt.reset();
+    }
+  }
+
+  /** Runs `fn` in one SQL transaction: all of it or, when it throws, none of it. */
+  transaction<T>(fn: () => T): T {
+    this.db.run('BEGIN');
+    try {
+      const result = fn();
+      this.db.run('COMMIT');
+      return result;
+    } catch (err) {
+      this.db.run('ROLLBACK');
+      throw err;
+    }
+  }
+
+  /**
+   * Frees every cached statement. sql.js 1.16 keeps prepared statements across `export()`, but
+   * older releases freed them there; the storage calls this after an export so either way works.
+   */
+  resetCache(): void {
+    for (const stmt of this.cache.values()) stmt.free();
+    this.cache.clear();
+  }
+
+  close(): void {
+    this.resetCache();
+    this.db.close();
+  }
+
+  private prepared(sql: string): Statement {
+    let stmt = this.cache.get(sql);
+    if (!stmt) {
+      // Dynamic query shapes are few (one per filter combination); the bound is a safety net.
+      if (this.cache.size >= 500) this.resetCache();
+      stmt = this.db.prepare(sql);
+      this.cache.set(sql, stmt);
+    }
+    return stmt;
+  }
+}

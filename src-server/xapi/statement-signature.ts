@@ -1,0 +1,201 @@
+/**
+ * A hash of what makes a statement "the same statement" (xAPI 1.0.3 Part Two §2.3.1 Statement
+ * Comparison Requirements): "Differences which could have been caused by exceptions to Statement
+ * immutability MUST be ignored"; every other difference counts. Two statements the spec calls the
+ * same get the same signature, so a re-sent statement is answered 204/200, a different one with
+ * the same id 409 (Part Three §2.1.2.s2.b5). The HTTP layer can compare a signed statement with
+ * its JWS payload the same way (Part Two §2.6).
+ *
+ * Ignored, per the exceptions of §2.3.1:
+ * - b1: the properties the LRS may assign: id, authority, stored, timestamp, version;
+ * - b2: Activity definitions, wherever an Activity appears (only its id identifies it);
+ * - b3: a Verb's display;
+ * - b4: the serialisation of timestamps (a SubStatement's timestamp is compared as an instant);
+ * - b5: the order of a Group's members;
+ * - b6: attachments' raw data; the JWS signature attachment too (it is a signature of the
+ *   statement, not content: a signed and an unsigned copy are the same statement);
+ * - b7: case where it carries no meaning: UUIDs, mbox scheme and domain, SHA digests, language tags;
+ * - property order, and whether a single contextActivities Activity came as an array.
+ * Result duration is compared as a string (b8), except that 2.0.0 §4.6 ignores precision beyond
+ * 0.01 s ("PT1.2345S" equals "PT1.23S"); that is applied for both versions, since the stored
+ * signature cannot know which rule set a later copy will arrive under.
+ */
+
+import { createHash } from 'node:crypto';
+import { normaliseMbox } from './agent-key';
+import { toUtcIso } from './timestamp';
+import type { Statement } from './statement-schema';
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type Obj = Record<string, unknown>;
+
+const SIGNATURE_USAGE_TYPE = 'http://adlnet.gov/expapi/attachments/signature';
+const LRS_ASSIGNED = new Set(['id', 'authority', 'stored', 'timestamp', 'version']);
+/** Far beyond a validated statement (extension values are bounded at 64 levels). */
+const MAX_DEPTH = 512;
+
+function isObj(value: unknown): value is Obj {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A copy of `value` with the listed keys replaced; keys mapped to undefined are dropped. */
+function withChanges(value: Obj, changes: Obj, drop: ReadonlySet<string> = new Set()): Obj {
+  const entries = Object.keys(value)
+    .filter((key) => !drop.has(key))
+    .map((key): [string, unknown] => [key, Object.hasOwn(changes, key) ? changes[key] : value[key]])
+    .filter(([, v]) => v !== undefined);
+  return Object.fromEntries(entries);
+}
+
+function lower(value: unknown): unknown {
+  return typeof value === 'string' ? value.toLowerCase() : value;
+}
+
+function lowerKeys(map: unknown): unknown {
+  return isObj(map) ? Object.fromEntries(Object.entries(map).map(([key, v]) => [key.toLowerCase(), v])) : map;
+}
+
+function canonicalActor(actor: unknown): unknown {
+  if (!isObj(actor)) return actor;
+  const changes: Obj = {
+    // objectType "Agent" is the default where it may be left out: with or without, the same Agent.
+    objectType: actor.objectType === 'Agent' ? undefined : actor.objectType,
+    mbox: typeof actor.mbox === 'string' ? normaliseMbox(actor.mbox) : actor.mbox,
+    mbox_sha1sum: lower(actor.mbox_sha1sum),
+  };
+  if (Array.isArray(actor.member)) {
+    const members = actor.member.map(canonicalActor);
+    changes.member = members
+      .map((member) => ({ member, text: canonicalJson(member) }))
+      .sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : 0))
+      .map(({ member }) => member);
+  }
+  return withChanges(actor, changes);
+}
+
+/** An Activity is identified by its id alone (§2.3.1.b2); "Activity" is the default objectType. */
+function canonicalActivity(activity: unknown): unknown {
+  return isObj(activity) ? { id: activity.id } : activity;
+}
+
+function canonicalStatementRef(ref: unknown): unknown {
+  return isObj(ref) ? withChanges(ref, { id: lower(ref.id) }) : ref;
+}
+
+function canonicalObject(object: unknown): unknown {
+  if (!isObj(object)) return object;
+  switch (object.objectType) {
+    case undefined:
+    case 'Activity':
+      return canonicalActivity(object);
+    case 'Agent':
+    case 'Group':
+      // Keep objectType here: as an object it is required, and it tells an Agent from an Activity.
+      return withChanges(canonicalActor(object) as Obj, { objectType: object.objectType });
+    case 'StatementRef':
+      return canonicalStatementRef(object);
+    case 'SubStatement':
+      return canonicalBody(object, true);
+    default:
+      return object;
+  }
+}
+
+function canonicalDuration(duration: unknown): unknown {
+  if (typeof duration !== 'string') return duration;
+  return duration.replace(/(\d+)[.,](\d+)S$/u, (_, whole: string, fraction: string) => {
+    const kept = fraction.slice(0, 2).replace(/0+$/u, '');
+    return kept === '' ? `${whole}S` : `${whole}.${kept}S`;
+  });
+}
+
+function canonicalResult(result: unknown): unknown {
+  return isObj(result) ? withChanges(result, { duration: canonicalDuration(result.duration) }) : result;
+}
+
+function canonicalActivityList(list: unknown): unknown {
+  if (isObj(list)) return [canonicalActivity(list)];
+  return Array.isArray(list) ? list.map(canonicalActivity) : list;
+}
+
+function canonicalContext(context: unknown): unknown {
+  if (!isObj(context)) return context;
+  const activities = context.contextActivities;
+  return withChanges(context, {
+    registration: lower(context.registration),
+    instructor: canonicalActor(context.instructor),
+    team: canonicalActor(context.team),
+    language: lower(context.language),
+    statement: canonicalStatementRef(context.statement),
+    contextActivities: isObj(activities)
+      ? Object.fromEntries(Object.entries(activities).map(([key, list]) => [key, canonicalActivityList(list)]))
+      : activities,
+    contextAgents: Array.isArray(context.contextAgents)
+      ? context.contextAgents.map((item: unknown) => (isObj(item) ? withChanges(item, { agent: canonicalActor(item.agent) }) : item))
+      : context.contextAgents,
+    contextGroups: Array.isArray(context.contextGroups)
+      ? context.contextGroups.map((item: unknown) => (isObj(item) ? withChanges(item, { group: canonicalActor(item.group) }) : item))
+      : context.contextGroups,
+  });
+}
+
+function canonicalAttachments(attachments: unknown): unknown {
+  if (!Array.isArray(attachments)) return attachments;
+  const kept = attachments
+    .filter((attachment: unknown) => !(isObj(attachment) && attachment.usageType === SIGNATURE_USAGE_TYPE))
+    .map((attachment: unknown) =>
+      isObj(attachment)
+        ? withChanges(attachment, {
+            display: lowerKeys(attachment.display),
+            description: lowerKeys(attachment.description),
+            sha2: lower(attachment.sha2),
+          })
+        : attachment,
+    );
+  return kept.length === 0 ? undefined : kept;
+}
+
+function canonicalTimestamp(value: unknown): unknown {
+  // The instant, not its serialisation (§2.3.1.b4); a zone-less time reads as UTC.
+  return typeof value === 'string' ? (toUtcIso(value, '1.0.3') ?? value) : value;
+}
+
+/** A Statement, or (inner = true) a SubStatement, which keeps its timestamp as an instant. */
+function canonicalBody(statement: Obj, inner: boolean): Obj {
+  const verb = statement.verb;
+  return withChanges(
+    statement,
+    {
+      actor: canonicalActor(statement.actor),
+      verb: isObj(verb) ? { id: verb.id } : verb,
+      object: canonicalObject(statement.object),
+      result: canonicalResult(statement.result),
+      context: canonicalContext(statement.context),
+      attachments: canonicalAttachments(statement.attachments),
+      ...(inner ? { timestamp: canonicalTimestamp(statement.timestamp) } : {}),
+    },
+    inner ? new Set() : LRS_ASSIGNED,
+  );
+}
+
+/** JSON with object keys sorted and no whitespace: one text per value. */
+export function canonicalJson(value: unknown, depth = 0): string {
+  if (depth > MAX_DEPTH) throw new RangeError(`value nests deeper than ${MAX_DEPTH} levels`);
+  if (Array.isArray(value)) return `[${value.map((item: unknown) => canonicalJson(item === undefined ? null : item, depth + 1)).join(',')}]`;
+  if (isObj(value)) {
+    const keys = Object.keys(value)
+      .filter((key) => value[key] !== undefined)
+      .sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key], depth + 1)}`).join(',')}}`;
+  }
+  return JSON.stringify(value as Json) ?? 'null';
+}
+
+/**
+ * sha256 (hex) of the canonical form of a statement. Accepts a validated or a prepared statement,
+ * or a JWS payload not yet validated: it reads only what is there and never assumes a shape.
+ */
+export function statementSignature(statement: Statement | Record<string, unknown>): string {
+  const canonical = isObj(statement) ? canonicalBody(statement, false) : statement;
+  return createHash('sha256').update(canonicalJson(canonical)).digest('hex');
+}

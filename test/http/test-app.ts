@@ -1,0 +1,81 @@
+/** Builds the real app over real sql.js storage in a temp directory, for `app.inject` tests. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { resolveAdminToken } from '../../src-server/admin/admin-token';
+import { buildServer } from '../../src-server/http/build-server';
+import { openSqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
+import type { Storage } from '../../src-server/storage/storage';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+export const PUBLIC_URL = 'http://127.0.0.1:8411';
+
+export interface CreatedKey {
+  id: string;
+  secret: string;
+  token: string;
+  basic: string;
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  storage: Storage;
+  dataDir: string;
+  admin(options: InjectOptions): Promise<LightMyRequestResponse>;
+  createStore(slug: string, environment?: 'test' | 'live'): Promise<void>;
+  createKey(slug: string, body?: Record<string, unknown>): Promise<CreatedKey>;
+  /** An xAPI request with version header and the key's Basic credentials. */
+  xapi(key: CreatedKey, options: InjectOptions & { version?: string | null }): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+export async function buildTestApp(): Promise<TestApp> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'lore-http-'));
+  const storage = await openSqljsStorage({ dataDir });
+  const app = buildServer({
+    storage,
+    adminToken: resolveAdminToken(dataDir, ADMIN_TOKEN).check,
+    publicUrl: () => PUBLIC_URL,
+  });
+  await app.ready();
+
+  const admin: TestApp['admin'] = (options) =>
+    app.inject({ ...options, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...options.headers } });
+
+  return {
+    app,
+    storage,
+    dataDir,
+    admin,
+    async createStore(slug, environment = 'test') {
+      const response = await admin({ method: 'POST', url: '/admin/api/stores', payload: { slug, name: `Store ${slug}`, environment } });
+      if (response.statusCode !== 201) throw new Error(`createStore: ${response.statusCode} ${response.body}`);
+    },
+    async createKey(slug, body = { name: 'test key' }) {
+      const response = await admin({ method: 'POST', url: `/admin/api/stores/${slug}/keys`, payload: body });
+      if (response.statusCode !== 201) throw new Error(`createKey: ${response.statusCode} ${response.body}`);
+      return response.json() as CreatedKey;
+    },
+    xapi(key, options) {
+      const { version = '1.0.3', ...rest } = options;
+      const headers: Record<string, string> = { authorization: `Basic ${key.basic}` };
+      if (version !== null) headers['x-experience-api-version'] = version;
+      return app.inject({ ...rest, headers: { ...headers, ...(rest.headers as Record<string, string>) } });
+    },
+    async close() {
+      await app.close();
+      await storage.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function statement(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    actor: { objectType: 'Agent', name: 'Ada', mbox: 'mailto:ada@example.com' },
+    verb: { id: 'http://adlnet.gov/expapi/verbs/completed', display: { 'en-US': 'completed' } },
+    object: { objectType: 'Activity', id: 'http://example.com/courses/module-1' },
+    ...overrides,
+  };
+}

@@ -1,0 +1,144 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildTestApp, statement, type CreatedKey, type TestApp } from './test-app';
+
+let t: TestApp;
+let key: CreatedKey;
+
+beforeEach(async () => {
+  t = await buildTestApp();
+  await t.createStore('demo');
+  key = await t.createKey('demo');
+});
+afterEach(() => t.close());
+
+describe('xAPI version header', () => {
+  it('refuses a request without X-Experience-API-Version with 400 naming the header and the accepted values', async () => {
+    const response = await t.xapi(key, { method: 'GET', url: '/demo/xAPI/statements', version: null });
+    expect(response.statusCode).toBe(400);
+    const { error } = response.json();
+    expect(error.code).toBe('unsupported_version');
+    expect(error.field).toBe('X-Experience-API-Version');
+    expect(error.message).toMatch(/1\.0\.3/);
+    expect(error.message).toMatch(/2\.0\.0/);
+  });
+
+  it('refuses an unsupported version such as 0.95', async () => {
+    const response = await t.xapi(key, { method: 'GET', url: '/demo/xAPI/statements', version: '0.95' });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error.message).toContain('0.95');
+  });
+
+  it('accepts 1.0, 1.0.2 and 2.0.0 and echoes the version it serves', async () => {
+    for (const [sent, echoed] of [['1.0', '1.0.3'], ['1.0.2', '1.0.3'], ['2.0.0', '2.0.0']]) {
+      const response = await t.xapi(key, { method: 'GET', url: '/demo/xAPI/statements', version: sent });
+      expect(response.statusCode, sent).toBe(200);
+      expect(response.headers['x-experience-api-version']).toBe(echoed);
+    }
+  });
+
+  it('serves /about without the version header and without credentials', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/demo/xAPI/about' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().version).toEqual(expect.arrayContaining(['1.0.3', '2.0.0']));
+    expect(response.headers['x-experience-api-version']).toBeDefined();
+  });
+
+  it('answers 404 for /about of an unknown Store', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/nope/xAPI/about' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json().error.code).toBe('store_not_found');
+  });
+});
+
+describe('authentication', () => {
+  it('answers 401 with WWW-Authenticate when no credentials are sent', async () => {
+    const response = await t.app.inject({
+      method: 'GET',
+      url: '/demo/xAPI/statements',
+      headers: { 'x-experience-api-version': '1.0.3' },
+    });
+    expect(response.statusCode).toBe(401);
+    expect(response.headers['www-authenticate']).toMatch(/Basic/);
+    expect(response.headers['www-authenticate']).toMatch(/Bearer/);
+    expect(response.json().error.code).toBe('unauthenticated');
+  });
+
+  it('answers 401 for malformed credentials', async () => {
+    for (const authorization of ['Basic', 'Basic !!!', 'Bearer nodot', 'Digest abc', 'Basic ' + Buffer.from('nocolon').toString('base64')]) {
+      const response = await t.xapi(key, { method: 'GET', url: '/demo/xAPI/statements', headers: { authorization } });
+      expect(response.statusCode, authorization).toBe(401);
+    }
+  });
+
+  it('answers 401 for a wrong secret', async () => {
+    const wrong = { ...key, basic: Buffer.from(`${key.id}:wrong-secret`).toString('base64') };
+    const response = await t.xapi(wrong, { method: 'GET', url: '/demo/xAPI/statements' });
+    expect(response.statusCode).toBe(401);
+    expect(response.json().error.message).toMatch(/not valid/);
+  });
+
+  it('accepts the same key as Basic id:secret and as Bearer token', async () => {
+    const basic = await t.xapi(key, { method: 'POST', url: '/demo/xAPI/statements', payload: statement() });
+    expect(basic.statusCode).toBe(200);
+    const bearer = await t.app.inject({
+      method: 'POST',
+      url: '/demo/xAPI/statements',
+      payload: statement(),
+      headers: { authorization: `Bearer ${key.token}`, 'x-experience-api-version': '1.0.3' },
+    });
+    expect(bearer.statusCode).toBe(200);
+  });
+
+  it("refuses a valid key on another Store's path with 403", async () => {
+    await t.createStore('other');
+    const response = await t.xapi(key, { method: 'POST', url: '/other/xAPI/statements', payload: statement() });
+    expect(response.statusCode).toBe(403);
+    expect(response.json().error.code).toBe('wrong_store');
+  });
+
+  it('answers 404 for an unknown Store with a valid key', async () => {
+    const response = await t.xapi(key, { method: 'GET', url: '/missing/xAPI/statements' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json().error.code).toBe('store_not_found');
+  });
+
+  it('refuses a revoked key at once with 401', async () => {
+    const revoke = await t.admin({ method: 'DELETE', url: `/admin/api/stores/demo/keys/${key.id}` });
+    expect(revoke.statusCode).toBe(200);
+    const response = await t.xapi(key, { method: 'GET', url: '/demo/xAPI/statements' });
+    expect(response.statusCode).toBe(401);
+    expect(response.json().error.message).toMatch(/revoked/);
+  });
+
+  it('refuses an expired key with 401', async () => {
+    const expiring = await t.createKey('demo', { name: 'short', expiresAt: new Date(Date.now() + 200).toISOString() });
+    const before = await t.xapi(expiring, { method: 'GET', url: '/demo/xAPI/statements' });
+    expect(before.statusCode).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const after = await t.xapi(expiring, { method: 'GET', url: '/demo/xAPI/statements' });
+    expect(after.statusCode).toBe(401);
+    expect(after.json().error.message).toMatch(/expired/);
+  });
+
+  it("serves the earlier /xapi path on the key's own Store", async () => {
+    const post = await t.xapi(key, { method: 'POST', url: '/xapi/statements', payload: statement() });
+    expect(post.statusCode).toBe(200);
+    const [id] = post.json();
+    const read = await t.xapi(key, { method: 'GET', url: `/demo/xAPI/statements?statementId=${id}` });
+    expect(read.statusCode).toBe(200);
+  });
+
+  it('accepts the xapi segment in any case', async () => {
+    for (const segment of ['xAPI', 'xapi', 'XAPI', 'XApi']) {
+      const response = await t.xapi(key, { method: 'GET', url: `/demo/${segment}/statements` });
+      expect(response.statusCode, segment).toBe(200);
+    }
+  });
+
+  it('refuses a key without statements/write scope on POST with 403', async () => {
+    const reader = await t.createKey('demo', { name: 'reader', scopes: ['statements/read'] });
+    const response = await t.xapi(reader, { method: 'POST', url: '/demo/xAPI/statements', payload: statement() });
+    expect(response.statusCode).toBe(403);
+    expect(response.json().error.code).toBe('insufficient_scope');
+  });
+});

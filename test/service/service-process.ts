@@ -1,0 +1,71 @@
+/** Starts the real headless service (`src-server/main.ts`) as a child process for tests. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const ADMIN_TOKEN = 'process-test-admin-token-0123456789';
+const MAIN = fileURLToPath(new URL('../../src-server/main.ts', import.meta.url));
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  admin(path: string, init?: RequestInit): Promise<Response>;
+  /** Waits for the process to exit; resolves with its code and signal. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export function spawnService(dataDir: string, extraArgs: string[] = [], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, '--port', '0', '--data-dir', dataDir, ...extraArgs], {
+    env: { ...process.env, LRS_ADMIN_TOKEN: ADMIN_TOKEN, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, exited, output: () => output };
+}
+
+export async function startService(dataDir: string, extraArgs: string[] = []): Promise<ServiceProcess> {
+  const { child, exited, output } = spawnService(dataDir, extraArgs);
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not start:\n${output()}`)), 20_000);
+    const check = () => {
+      const match = /listening on (http:\/\/\S+)/.exec(output());
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', check);
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`service exited before listening:\n${output()}`));
+    });
+  });
+  return {
+    child,
+    url,
+    exited,
+    output,
+    admin: (path, init = {}) =>
+      fetch(`${url}/admin/api${path}`, {
+        ...init,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json', ...init.headers },
+      }),
+  };
+}
+
+export async function createStoreAndKey(service: ServiceProcess, slug: string): Promise<{ basic: string; token: string }> {
+  const store = await service.admin('/stores', { method: 'POST', body: JSON.stringify({ slug, name: slug }) });
+  if (store.status !== 201) throw new Error(`store: ${store.status} ${await store.text()}`);
+  const key = await service.admin(`/stores/${slug}/keys`, { method: 'POST', body: JSON.stringify({ name: 'crash test' }) });
+  if (key.status !== 201) throw new Error(`key: ${key.status} ${await key.text()}`);
+  return (await key.json()) as { basic: string; token: string };
+}
+
+export function xapiHeaders(basic: string): Record<string, string> {
+  return { authorization: `Basic ${basic}`, 'x-experience-api-version': '1.0.3', 'content-type': 'application/json' };
+}
