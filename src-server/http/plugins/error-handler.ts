@@ -5,7 +5,7 @@
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { LrsError, errors } from '../errors';
-import { StorageUnavailableError } from '../../storage/storage';
+import { StorageDuplicateError, StorageNotFoundError, StorageUnavailableError } from '../../storage/errors';
 
 const FASTIFY_MESSAGES: Record<string, (error: FastifyError) => LrsError> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: (error) =>
@@ -21,6 +21,9 @@ export function toLrsError(error: unknown): LrsError | null {
   if (error instanceof StorageUnavailableError) {
     return errors.storageUnavailable(`Storage is unavailable; nothing was stored. Retry later. (${error.message})`);
   }
+  // A request that raced another one (two creates of one slug, a delete during a write).
+  if (error instanceof StorageDuplicateError) return errors.conflict(error.code, error.message);
+  if (error instanceof StorageNotFoundError) return errors.notFound(error.code, error.message);
   const fastifyError = error as FastifyError;
   if (typeof fastifyError?.code === 'string') {
     const known = FASTIFY_MESSAGES[fastifyError.code];

@@ -189,15 +189,7 @@ function applyInsertStatements(state: ApplyState, storeNum: number, rows: Statem
         row.voidsStatementId,
       ],
     );
-    for (const term of row.terms) {
-      sql.run('INSERT INTO statement_terms (store_num, kind, value, is_primary, seq) VALUES (?, ?, ?, ?, ?)', [
-        storeNum,
-        term.kind,
-        term.value,
-        term.primary ? 1 : 0,
-        row.seq,
-      ]);
-    }
+    insertTerms(sql, storeNum, row.seq, row.terms);
     for (const a of row.attachments ?? []) {
       sql.run('INSERT OR IGNORE INTO attachments (store_num, sha2, content_type, content) VALUES (?, ?, ?, ?)', [
         storeNum,
@@ -217,6 +209,21 @@ function applyInsertStatements(state: ApplyState, storeNum: number, rows: Statem
   }
   const counts = state.counts.get(storeNum);
   if (counts) counts.statements += rows.length;
+}
+
+/** Terms go in by multi-row INSERTs of up to TERMS_PER_INSERT rows: one call into SQLite, not one per term. */
+const TERMS_PER_INSERT = 8;
+const termInsertSql = (n: number): string =>
+  `INSERT INTO statement_terms (store_num, kind, value, is_primary, seq) VALUES ${Array(n).fill('(?, ?, ?, ?, ?)').join(', ')}`;
+const TERM_INSERT_SQL = Array.from({ length: TERMS_PER_INSERT + 1 }, (_, n) => termInsertSql(n));
+
+function insertTerms(sql: Sql, storeNum: number, seq: number, terms: IndexTerm[]): void {
+  for (let start = 0; start < terms.length; start += TERMS_PER_INSERT) {
+    const chunk = terms.slice(start, start + TERMS_PER_INSERT);
+    const params: Array<string | number> = [];
+    for (const term of chunk) params.push(storeNum, term.kind, term.value, term.primary ? 1 : 0, seq);
+    sql.run(TERM_INSERT_SQL[chunk.length]!, params);
+  }
 }
 
 function runPatch<P extends object>(

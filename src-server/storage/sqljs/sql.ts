@@ -45,13 +45,13 @@ export class Sql {
 
   /** Runs `fn` in one SQL transaction: all of it or, when it throws, none of it. */
   transaction<T>(fn: () => T): T {
-    this.db.run('BEGIN');
+    this.run('BEGIN');
     try {
       const result = fn();
-      this.db.run('COMMIT');
+      this.run('COMMIT');
       return result;
     } catch (err) {
-      this.db.run('ROLLBACK');
+      this.run('ROLLBACK');
       throw err;
     }
   }
