@@ -1,5 +1,5 @@
 /** @xapi/xapi (npm), used unchanged against a real Lore service. */
-import XAPI from '@xapi/xapi';
+import XAPI, { type StatementsResponse } from '@xapi/xapi';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServiceWithKey, type ServiceWithKey } from './running-service';
@@ -40,9 +40,10 @@ describe('@xapi/xapi against Lore', () => {
     const first = await xapi.getStatements({ activity, limit: 3 });
     expect(first.data.statements).toHaveLength(3);
     expect(first.data.more).toBeTruthy();
-    const second = await xapi.getMoreStatements({ more: first.data.more! });
-    expect(second.data.statements).toHaveLength(2);
-    const ids = [...first.data.statements, ...second.data.statements].map((s) => s.id).sort();
+    // Without attachments the library answers a plain StatementResult.
+    const second = (await xapi.getMoreStatements({ more: first.data.more! })).data as StatementsResponse;
+    expect(second.statements).toHaveLength(2);
+    const ids = [...first.data.statements, ...second.statements].map((s) => s.id).sort();
     expect(ids).toEqual([...sent.data].sort());
   });
 
