@@ -34,7 +34,12 @@ async function main(): Promise<void> {
     console.log(`  admin token (shown once, only its hash is kept): ${service.generatedAdminToken}`);
   }
 
+  // npm, tsx and a terminal each relay Ctrl-C to the process group, so one stop request often
+  // arrives as two signals: later ones must not cut the snapshot short (the default action would).
+  let stopping = false;
   const stop = async (signal: string) => {
+    if (stopping) return log(`${signal} received again: still stopping`);
+    stopping = true;
     log(`${signal} received: finishing requests and flushing storage`);
     try {
       await service.stop();
@@ -44,8 +49,8 @@ async function main(): Promise<void> {
       process.exit(1);
     }
   };
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
 void main();

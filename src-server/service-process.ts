@@ -48,8 +48,9 @@ async function run(): Promise<void> {
   parent.onMessage((message) => {
     if ((message as { type?: unknown } | null)?.type === 'shutdown') void stop();
   });
-  process.once('SIGTERM', () => void stop());
-  process.once('SIGINT', () => void stop());
+  // `on`, not `once`: a repeated signal must not fall back to the default action mid-snapshot.
+  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
 }
 
 void run();

@@ -122,4 +122,14 @@ describe('the real service process', () => {
     const second = await start();
     expect((await countStatements(second, key.basic, 'graceful')).has(id)).toBe(true);
   });
+
+  it('finishes its snapshot when the stop signal arrives twice, as terminals and npm relay it', async () => {
+    const service = await start();
+    await createStoreAndKey(service, 'twice');
+    service.child.kill('SIGINT');
+    service.child.kill('SIGINT');
+    expect((await service.exited).code).toBe(0);
+    expect(readdirSync(dataDir)).toContain('lore.sqlite');
+    expect(readdirSync(dataDir)).not.toContain('lore.lock');
+  });
 });
