@@ -152,6 +152,7 @@ export const serviceStatusSchema = z.object({
   rejections: z.number(),
   databaseBytes: z.number(),
 });
+export type ServiceStatusView = z.infer<typeof serviceStatusSchema>;
 
 export const errorBodySchema = z.object({
   error: z.object({
@@ -162,3 +163,103 @@ export const errorBodySchema = z.object({
     statementIndex: z.number().optional(),
   }),
 });
+
+/** A Store as the Stores screen lists it: with its counts and last activity. */
+export const storeSummarySchema = storeSchema.extend({
+  statementCount: z.number(),
+  rejectedCount: z.number(),
+  lastActivityAt: z.string().nullable(),
+});
+export type StoreSummaryView = z.infer<typeof storeSummarySchema>;
+
+export const ingestionQuerySchema = z.strictObject({
+  /** One Store, or every Store when absent. */
+  store: z.string().optional(),
+  bucket: z.enum(['minute', 'hour', 'day']).default('hour'),
+  since: isoTime.optional(),
+  until: isoTime.optional(),
+});
+export type IngestionQueryInput = z.infer<typeof ingestionQuerySchema>;
+
+export const ingestionReportSchema = z.object({
+  bucket: z.enum(['minute', 'hour', 'day']),
+  since: z.string(),
+  until: z.string(),
+  series: z.array(z.object({ start: z.string(), accepted: z.number(), rejected: z.number() })),
+  totals: z.object({ accepted: z.number(), voided: z.number(), rejected: z.number() }),
+  topVerbs: z.array(z.object({ id: z.string(), count: z.number() })),
+  topActivities: z.array(z.object({ id: z.string(), count: z.number() })),
+});
+export type IngestionReportView = z.infer<typeof ingestionReportSchema>;
+
+/** One live event of `/admin/api/events` (server-sent events, `event: statement`). */
+export const liveEventSchema = z.object({
+  store: z.string(),
+  seq: z.number(),
+  status: validationStatusSchema,
+  statementId: z.string().nullable(),
+  receivedAt: z.string(),
+});
+export type LiveEventView = z.infer<typeof liveEventSchema>;
+
+const slugParam = z.object({ slug: z.string() });
+const keyParams = z.object({ slug: z.string(), id: z.string() });
+const empty = z.object({});
+
+/**
+ * Every admin API operation, typed once: its HTTP method, its path (`:name` segments are filled
+ * from the input) and its input and output schemas. The HTTP transport of the console and the
+ * desktop main process's forwarder both build requests from this table, so an operation's name,
+ * path and types are written in one place.
+ */
+export const adminOperations = {
+  'status.get': { method: 'GET', path: '/status', input: empty, output: serviceStatusSchema },
+  'stores.list': { method: 'GET', path: '/stores', input: empty, output: z.object({ stores: z.array(storeSummarySchema) }) },
+  'stores.create': { method: 'POST', path: '/stores', input: createStoreSchema, output: storeSchema },
+  'stores.get': { method: 'GET', path: '/stores/:slug', input: slugParam, output: storeSchema },
+  'stores.rename': { method: 'PATCH', path: '/stores/:slug', input: slugParam.extend(updateStoreSchema.shape), output: storeSchema },
+  'stores.delete': { method: 'DELETE', path: '/stores/:slug', input: slugParam.extend({ confirm: z.string().optional() }), output: z.void() },
+  'stores.empty': { method: 'POST', path: '/stores/:slug/empty', input: slugParam.extend({ confirm: z.string().optional() }), output: z.void() },
+  'stores.sendTestStatement': {
+    method: 'POST',
+    path: '/stores/:slug/test-statement',
+    input: slugParam,
+    output: z.object({ statementId: z.string() }),
+  },
+  'apiKeys.list': { method: 'GET', path: '/stores/:slug/keys', input: slugParam, output: z.object({ keys: z.array(apiKeySchema) }) },
+  'apiKeys.create': { method: 'POST', path: '/stores/:slug/keys', input: slugParam.extend(createApiKeySchema.shape), output: createdApiKeySchema },
+  'apiKeys.rotate': { method: 'POST', path: '/stores/:slug/keys/:id/rotate', input: keyParams.extend(rotateApiKeySchema.shape), output: rotatedApiKeySchema },
+  'apiKeys.revoke': { method: 'DELETE', path: '/stores/:slug/keys/:id', input: keyParams, output: apiKeySchema },
+  'statements.search': { method: 'GET', path: '/stores/:slug/statements', input: slugParam.extend(explorerQuerySchema.shape), output: explorerPageSchema },
+  'metrics.ingestion': { method: 'GET', path: '/metrics/ingestion', input: ingestionQuerySchema, output: ingestionReportSchema },
+} as const satisfies Record<string, { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; path: string; input: z.ZodType; output: z.ZodType }>;
+
+export type AdminOperations = typeof adminOperations;
+export type AdminOperationName = keyof AdminOperations;
+export type AdminInput<N extends AdminOperationName> = z.input<AdminOperations[N]['input']>;
+export type AdminOutput<N extends AdminOperationName> = z.output<AdminOperations[N]['output']>;
+
+export interface AdminRequest {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** Path below /admin/api, with path parameters filled in and the query string appended. */
+  path: string;
+  /** JSON body, for methods that carry one. */
+  body?: Record<string, unknown>;
+}
+
+/** Turns an operation and its input into the HTTP request that performs it. */
+export function buildAdminRequest<N extends AdminOperationName>(name: N, input: AdminInput<N>): AdminRequest {
+  const operation = adminOperations[name];
+  const rest: Record<string, unknown> = { ...(input as Record<string, unknown>) };
+  const path = operation.path.replace(/:([a-zA-Z]+)/g, (_match, param: string) => {
+    const value = rest[param];
+    delete rest[param];
+    return encodeURIComponent(String(value));
+  });
+  const defined = Object.entries(rest).filter(([, value]) => value !== undefined && value !== null);
+  if (operation.method === 'GET' || operation.method === 'DELETE') {
+    const query = new URLSearchParams(defined.map(([key, value]): [string, string] => [key, String(value)])).toString();
+    return { method: operation.method, path: query ? `${path}?${query}` : path };
+  }
+  return { method: operation.method, path, body: Object.fromEntries(defined) };
+}
