@@ -32,4 +32,14 @@ export default tseslint.config(
     files: ['src-renderer/**/*.{ts,tsx}'],
     languageOptions: { globals: { ...globals.browser } },
   },
+  {
+    files: ['src-renderer/features/**/*.{ts,tsx}'],
+    rules: {
+      // Features reach the service through the AdminClient only; the shell picks the transport.
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/http-transport', '**/ipc-transport', '**/ipc-desktop-controls', '**/src-main/preload'], message: 'Features use useAdminClient()/useDesktopControls(), never a transport.' }] },
+      ],
+    },
+  },
 );

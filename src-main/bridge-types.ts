@@ -6,23 +6,38 @@
  * that it type-checks and bundles everywhere.
  */
 
+import type { AdminInput, AdminOperationName, AdminOutput, LiveEventView } from '../src-server/admin/contract';
+import type { DesktopInput, DesktopOperationName, DesktopPreferences, LocalSettings } from './desktop-contract';
+
 /** The one IPC channel of this issue: `invoke` asks for the status, `send` pushes changes. */
 export const SERVICE_STATUS_CHANNEL = 'lore:service-status';
+/** `invoke({name, input})`: one admin API operation, forwarded by main to the active connection. */
+export const ADMIN_CHANNEL = 'lore:admin';
+/** `send`: each live event of the active connection's /admin/api/events. */
+export const ADMIN_EVENT_CHANNEL = 'lore:admin-event';
+/** `invoke` asks which deployment is managed; `send` pushes a switch. */
+export const CONNECTION_CHANNEL = 'lore:connection';
+/** `invoke({name, input})`: one desktop operation (desktop-contract.ts). */
+export const DESKTOP_CHANNEL = 'lore:desktop';
 
 export type ServiceState =
   /** Not started yet, or stopped on purpose (app quitting). */
   | 'stopped'
-  /** A process was spawned; it has not exited. */
+  /** A process was spawned; it has not said it listens yet. */
+  | 'starting'
+  /** The service listens at `url`. */
   | 'running'
   /** The process exited unexpectedly; another start is scheduled. */
   | 'restarting'
-  /** Too many quick crashes in a row: the supervisor gave up. */
+  /** Too many quick crashes in a row, or the service reported it could not start: given up. */
   | 'failed';
 
 export interface ServiceStatus {
   state: ServiceState;
   /** OS process id of the running service, when known. */
   pid?: number;
+  /** When `state` is `running`: where the service listens, e.g. http://127.0.0.1:8411 */
+  url?: string;
   /** Restarts since the supervisor started (not reset by a stable run). */
   restarts: number;
   /** Exit code of the last unexpected exit. */
@@ -34,8 +49,75 @@ export interface ServiceStatus {
 }
 
 /** What the preload exposes as `window.lore`. */
-export interface LoreBridge {
+export interface LoreBridge extends LoreDesktopBridge {
   serviceStatus(): Promise<ServiceStatus>;
   /** Calls `listener` on every status change; returns the function that unsubscribes. */
   onServiceStatus(listener: (status: ServiceStatus) => void): () => void;
+  /**
+   * Performs one admin API operation on the active connection (local service or remote
+   * deployment). Resolves with the outcome rather than rejecting: an Error thrown across IPC
+   * loses its fields, and the console needs `status`, `code` and `field` to show what went wrong.
+   */
+  admin<N extends AdminOperationName>(name: N, input: AdminInput<N>): Promise<AdminBridgeResult<AdminOutput<N>>>;
+  /** Relays the active connection's live events (/admin/api/events); returns the unsubscribe. */
+  onAdminEvent(listener: (event: LiveEventView) => void): () => void;
+  /** Which deployment the console is managing now. */
+  connection(): Promise<ConnectionDescription>;
+}
+
+/** What the console shows about the deployment it manages ("Local service", "Remote: https://…"). */
+export interface ConnectionDescription {
+  kind: 'local' | 'remote';
+  /** Base URL of the service, e.g. http://127.0.0.1:8411 */
+  url: string;
+  /** A short human name for the header, e.g. "Local service" or the remote profile's name. */
+  label: string;
+}
+
+/** The admin API's error body (DESIGN.md), or a transport failure (status 0, code `unreachable`). */
+export interface AdminBridgeError {
+  status: number;
+  code: string;
+  message: string;
+  field?: string;
+  statementIndex?: number;
+}
+
+export type AdminBridgeResult<T> = { ok: true; value: T } | { ok: false; error: AdminBridgeError };
+
+/** The desktop app's own operations (Connection screen); see desktop-contract.ts. */
+export interface LoreDesktopBridge {
+  /** Performs one desktop operation; resolves with the outcome, like `admin`. */
+  desktop<N extends DesktopOperationName>(name: N, input: DesktopInput<N>): Promise<AdminBridgeResult<DesktopState>>;
+  /** Calls `listener` when the managed deployment changes (switched, or the local URL moved). */
+  onConnection(listener: (connection: ConnectionDescription) => void): () => void;
+}
+
+/** A saved connection, as the renderer may see it: never its token. */
+export interface ConnectionProfileView {
+  /** `local`, or the remote profile's id. */
+  id: string;
+  kind: 'local' | 'remote';
+  label: string;
+  url: string;
+  active: boolean;
+}
+
+/** What the Connection screen shows. */
+export interface DesktopState {
+  connection: ConnectionDescription;
+  profiles: ConnectionProfileView[];
+  local: {
+    /** Saved settings: what the next (re)start uses. */
+    settings: LocalSettings;
+    /** The settings the running service was started with; null when none runs. */
+    applied: LocalSettings | null;
+    /** True when saved settings differ from the running service's: a restart applies them. */
+    restartNeeded: boolean;
+    dataDir: string;
+    status: ServiceStatus;
+  };
+  preferences: DesktopPreferences;
+  /** False when the system offers no encrypted storage: remote tokens cannot be saved. */
+  secureStorage: boolean;
 }

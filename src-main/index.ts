@@ -1,49 +1,44 @@
 /**
- * Electron main: app lifecycle only. One instance, one console window, and the local LRS service
- * in its own utility process (so a heavy import or a crash there never freezes or kills the
- * window). Everything with a decision in it lives in a pure module beside this one.
+ * Electron main: app lifecycle only. One instance, one console window, the tray, and the local
+ * LRS service in its own utility process (so a heavy import or a crash there never freezes or
+ * kills the window). Everything with a decision in it lives in a pure module beside this one.
  */
-import { app, BrowserWindow, ipcMain, utilityProcess } from 'electron';
+import { app, BrowserWindow, ipcMain, safeStorage, utilityProcess } from 'electron';
+import type { IpcMainInvokeEvent } from 'electron';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SERVICE_STATUS_CHANNEL } from './bridge-types';
+import { appPaths } from './app-paths';
+import {
+  ADMIN_CHANNEL,
+  ADMIN_EVENT_CHANNEL,
+  CONNECTION_CHANNEL,
+  DESKTOP_CHANNEL,
+  SERVICE_STATUS_CHANNEL,
+} from './bridge-types';
+import type { AdminBridgeResult } from './bridge-types';
+import { createConnectionProfiles } from './connection-profiles';
+import { createDesktopController, probeWith } from './desktop-controller';
+import type { LocalSettings } from './desktop-contract';
+import { quitWhenWindowsClosed } from './lifecycle';
+import { resolveSqljsWasmPath, serviceLaunch } from './local-service';
+import { jsonFileStore, safeStorageSecretBox } from './persistence';
 import { isTrustedIpcSender, rendererUrl, resolveRendererTarget } from './security';
 import { createServiceSupervisor } from './service-supervisor';
 import type { ServiceChild } from './service-supervisor';
+import { createTray, trayModel } from './tray';
+import type { LoreTray, TrayAction } from './tray';
 import { createMainWindow } from './window';
 
-// Built layout (electron-vite): out/main/{index,service-process}.js, out/preload/preload.cjs,
-// out/renderer/index.html.
 const here = dirname(fileURLToPath(import.meta.url));
-const paths = {
-  preload: join(here, '../preload/preload.cjs'),
-  indexHtml: join(here, '../renderer/index.html'),
-  service: join(here, 'service-process.js'),
-};
 
 /** Message the service process receives on `process.parentPort` when the app quits. */
 const SERVICE_SHUTDOWN_MESSAGE = { type: 'shutdown' } as const;
 
-function spawnServiceProcess(): ServiceChild {
-  const dataDir = join(app.getPath('userData'), 'data');
-  const child = utilityProcess.fork(paths.service, ['--data-dir', dataDir], {
-    serviceName: 'Lore LRS service',
-    stdio: 'inherit',
-  });
-  return {
-    get pid() {
-      return child.pid;
-    },
-    onExit: (listener) => {
-      child.once('exit', (code) => listener(code));
-    },
-    // Graceful first: the service flushes its journal and writes a snapshot before exiting.
-    requestStop: () => child.postMessage(SERVICE_SHUTDOWN_MESSAGE),
-    kill: () => {
-      child.kill();
-    },
-  };
-}
+const REFUSED: AdminBridgeResult<never> = {
+  ok: false,
+  error: { status: 403, code: 'forbidden', message: 'Lore LRS: IPC refused for a page that is not the console' },
+};
 
 function main(): void {
   if (!app.requestSingleInstanceLock()) {
@@ -54,60 +49,170 @@ function main(): void {
   // Every renderer sandboxed, whatever a BrowserWindow's options say.
   app.enableSandbox();
 
+  const paths = appPaths(here, { isPackaged: app.isPackaged, resourcesPath: process.resourcesPath });
   const target = resolveRendererTarget({
     isPackaged: app.isPackaged,
     devServerUrl: process.env['ELECTRON_RENDERER_URL'],
     indexHtmlPath: paths.indexHtml,
   });
   const appUrl = rendererUrl(target);
-  const supervisor = createServiceSupervisor({ spawn: spawnServiceProcess, log: (m) => console.error(m) });
+  const log = (message: string) => console.error(`[lore desktop] ${message}`);
+  const trusted = (event: IpcMainInvokeEvent) => isTrustedIpcSender(event.senderFrame?.url, appUrl);
   let mainWindow: BrowserWindow | undefined;
+  let tray: LoreTray | undefined;
+
+  function send(channel: string, payload: unknown): void {
+    if (mainWindow && !mainWindow.isDestroyed()) mainWindow.webContents.send(channel, payload);
+  }
 
   function openWindow(): void {
+    if (mainWindow && !mainWindow.isDestroyed()) {
+      if (mainWindow.isMinimized()) mainWindow.restore();
+      mainWindow.show();
+      mainWindow.focus();
+      return;
+    }
     mainWindow = createMainWindow({ preloadPath: paths.preload, target });
     mainWindow.on('closed', () => {
       mainWindow = undefined;
     });
   }
 
-  ipcMain.handle(SERVICE_STATUS_CHANNEL, (event) => {
-    if (!isTrustedIpcSender(event.senderFrame?.url, appUrl)) {
-      throw new Error('Lore LRS: IPC refused for a page that is not the console');
-    }
-    return supervisor.status();
-  });
-  supervisor.onStatus((status) => {
-    if (mainWindow && !mainWindow.isDestroyed()) mainWindow.webContents.send(SERVICE_STATUS_CHANNEL, status);
-  });
-
-  app.on('second-instance', () => {
-    if (!mainWindow) return;
-    if (mainWindow.isMinimized()) mainWindow.restore();
-    mainWindow.focus();
-  });
-  app.on('window-all-closed', () => {
-    if (process.platform !== 'darwin') app.quit();
-  });
-
-  // Quit waits for the service to stop gracefully (bounded by the supervisor's timeouts).
-  let serviceStopped = false;
-  let stopping = false;
-  app.on('before-quit', (event) => {
-    if (serviceStopped) return;
-    event.preventDefault();
-    if (stopping) return;
-    stopping = true;
-    void supervisor.stop().finally(() => {
-      serviceStopped = true;
-      app.quit();
+  function start(): void {
+    const dataDir = join(app.getPath('userData'), 'data');
+    const profiles = createConnectionProfiles({
+      store: jsonFileStore(join(app.getPath('userData'), 'desktop-settings.json')),
+      secrets: safeStorageSecretBox(safeStorage),
+      probe: probeWith(fetch),
+      log,
     });
-  });
+    const wasmPath = resolveSqljsWasmPath((id) => createRequire(import.meta.url).resolve(id));
+    let applied: LocalSettings | null = null;
+
+    function spawnServiceProcess(): ServiceChild {
+      const settings = profiles.localSettings();
+      const launch = serviceLaunch({ settings, dataDir, adminToken: profiles.localAdminToken(), wasmPath, env: process.env });
+      const child = utilityProcess.fork(paths.service, launch.args, {
+        serviceName: 'Lore LRS service',
+        stdio: 'inherit',
+        env: launch.env,
+      });
+      applied = settings;
+      return {
+        get pid() {
+          return child.pid;
+        },
+        onExit: (listener) => {
+          child.once('exit', (code) => listener(code));
+        },
+        onMessage: (listener) => {
+          child.on('message', (message: unknown) => listener(message));
+        },
+        // Graceful first: the service flushes its journal and writes a snapshot before exiting.
+        requestStop: () => child.postMessage(SERVICE_SHUTDOWN_MESSAGE),
+        kill: () => {
+          child.kill();
+        },
+      };
+    }
+
+    const supervisor = createServiceSupervisor({ spawn: spawnServiceProcess, log });
+    const controller = createDesktopController({
+      supervisor,
+      profiles,
+      dataDir,
+      appliedSettings: () => applied,
+      emitConnection: (connection) => send(CONNECTION_CHANNEL, connection),
+      emitAdminEvent: (event) => send(ADMIN_EVENT_CHANNEL, event),
+      log,
+    });
+
+    ipcMain.handle(SERVICE_STATUS_CHANNEL, (event) => {
+      if (!trusted(event)) throw new Error('Lore LRS: IPC refused for a page that is not the console');
+      return supervisor.status();
+    });
+    ipcMain.handle(ADMIN_CHANNEL, (event, request: unknown) => {
+      if (!trusted(event)) return REFUSED;
+      const { name, input } = (typeof request === 'object' && request !== null ? request : {}) as Record<string, unknown>;
+      return controller.admin(name, input);
+    });
+    ipcMain.handle(DESKTOP_CHANNEL, (event, request: unknown) => {
+      if (!trusted(event)) return REFUSED;
+      const { name, input } = (typeof request === 'object' && request !== null ? request : {}) as Record<string, unknown>;
+      return controller.desktop(name, input);
+    });
+    ipcMain.handle(CONNECTION_CHANNEL, (event) => {
+      if (!trusted(event)) throw new Error('Lore LRS: IPC refused for a page that is not the console');
+      return controller.connection();
+    });
+
+    function onTrayAction(action: TrayAction): void {
+      switch (action) {
+        case 'open':
+          return openWindow();
+        case 'start':
+          return supervisor.start();
+        case 'stop':
+          return void supervisor.stop();
+        case 'restart':
+          return void supervisor.restart();
+        case 'toggle-keep-running':
+          return profiles.updatePreferences({ keepServiceRunning: !profiles.preferences().keepServiceRunning });
+        case 'quit':
+          return app.quit();
+      }
+    }
+    try {
+      tray = createTray(paths.trayIcon, onTrayAction);
+    } catch (error) {
+      log(`no tray icon on this desktop: ${String(error)}`);
+    }
+    const updateTray = () =>
+      tray?.update(
+        trayModel({
+          status: supervisor.status(),
+          connection: controller.connection(),
+          keepServiceRunning: profiles.preferences().keepServiceRunning,
+        }),
+      );
+    supervisor.onStatus((status) => {
+      send(SERVICE_STATUS_CHANNEL, status);
+      updateTray();
+    });
+    profiles.onChange(updateTray);
+
+    app.on('window-all-closed', () => {
+      const { keepServiceRunning } = profiles.preferences();
+      if (quitWhenWindowsClosed({ keepServiceRunning, hasTray: tray !== undefined })) app.quit();
+    });
+
+    // Quit waits for the service to stop gracefully (bounded by the supervisor's timeouts).
+    let serviceStopped = false;
+    let stopping = false;
+    app.on('before-quit', (event) => {
+      if (serviceStopped) return;
+      event.preventDefault();
+      if (stopping) return;
+      stopping = true;
+      controller.dispose();
+      void supervisor.stop().finally(() => {
+        serviceStopped = true;
+        tray?.destroy();
+        app.quit();
+      });
+    });
+
+    supervisor.start();
+    updateTray();
+    openWindow();
+  }
+
+  app.on('second-instance', () => openWindow());
 
   app
     .whenReady()
     .then(() => {
-      supervisor.start();
-      openWindow();
+      start();
       app.on('activate', () => {
         if (BrowserWindow.getAllWindows().length === 0) openWindow();
       });

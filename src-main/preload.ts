@@ -5,16 +5,32 @@
  */
 import { contextBridge, ipcRenderer } from 'electron';
 import type { IpcRendererEvent } from 'electron';
-import { SERVICE_STATUS_CHANNEL } from './bridge-types';
-import type { LoreBridge, ServiceStatus } from './bridge-types';
+import {
+  ADMIN_CHANNEL,
+  ADMIN_EVENT_CHANNEL,
+  CONNECTION_CHANNEL,
+  DESKTOP_CHANNEL,
+  SERVICE_STATUS_CHANNEL,
+} from './bridge-types';
+import type { LoreBridge } from './bridge-types';
 
-contextBridge.exposeInMainWorld('lore', {
-  serviceStatus: () => ipcRenderer.invoke(SERVICE_STATUS_CHANNEL) as Promise<ServiceStatus>,
-  onServiceStatus(listener) {
-    const relay = (_event: IpcRendererEvent, status: ServiceStatus): void => listener(status);
-    ipcRenderer.on(SERVICE_STATUS_CHANNEL, relay);
-    return () => {
-      ipcRenderer.removeListener(SERVICE_STATUS_CHANNEL, relay);
-    };
-  },
-} satisfies LoreBridge);
+/** Subscribes `listener` to pushes on `channel`, passing the payload only. */
+function subscribe<T>(channel: string, listener: (payload: T) => void): () => void {
+  const relay = (_event: IpcRendererEvent, payload: T): void => listener(payload);
+  ipcRenderer.on(channel, relay);
+  return () => {
+    ipcRenderer.removeListener(channel, relay);
+  };
+}
+
+const bridge: LoreBridge = {
+  serviceStatus: () => ipcRenderer.invoke(SERVICE_STATUS_CHANNEL),
+  onServiceStatus: (listener) => subscribe(SERVICE_STATUS_CHANNEL, listener),
+  admin: (name, input) => ipcRenderer.invoke(ADMIN_CHANNEL, { name, input }),
+  onAdminEvent: (listener) => subscribe(ADMIN_EVENT_CHANNEL, listener),
+  connection: () => ipcRenderer.invoke(CONNECTION_CHANNEL),
+  onConnection: (listener) => subscribe(CONNECTION_CHANNEL, listener),
+  desktop: (name, input) => ipcRenderer.invoke(DESKTOP_CHANNEL, { name, input }),
+};
+
+contextBridge.exposeInMainWorld('lore', bridge satisfies LoreBridge);

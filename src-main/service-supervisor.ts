@@ -4,6 +4,12 @@
  * Pure logic: the process is started through an injected `spawn`, so the rules (restart with
  * backoff, give up after repeated quick crashes, stop cleanly on quit) are tested without
  * Electron. index.ts injects Electron's utilityProcess.
+ *
+ * A spawned process is `starting` until it reports `{type: 'ready', url}` (src-server/
+ * service-process.ts): only then does anything talk to it. A process that reports
+ * `{type: 'failed', message}` failed on its own terms (port taken, data directory locked, bad
+ * setting): retrying the same settings would fail the same way, so the supervisor stops at
+ * `failed` with the service's sentence, and the user changes the settings and starts again.
  */
 import type { ServiceStatus } from './bridge-types';
 
@@ -12,6 +18,8 @@ export interface ServiceChild {
   readonly pid?: number | undefined;
   /** Registers the listener for the process's exit. Called once per child. */
   onExit(listener: (code: number | null) => void): void;
+  /** Registers the listener for the process's messages (`ready`, `failed`). Called once per child. */
+  onMessage(listener: (message: unknown) => void): void;
   /** Asks the service to finish (flush its journal, write a snapshot) and exit. */
   requestStop(): void;
   /** Ends the process now. */
@@ -39,6 +47,8 @@ export interface ServiceSupervisor {
   start(): void;
   /** Stops the service and any scheduled restart; resolves once the process is gone. */
   stop(): Promise<void>;
+  /** Stops, then starts with whatever `spawn` reads now (new port, new address). */
+  restart(): Promise<void>;
   status(): ServiceStatus;
   /** Calls `listener` on every status change; returns the function that unsubscribes. */
   onStatus(listener: (status: ServiceStatus) => void): () => void;
@@ -51,6 +61,17 @@ export const SUPERVISOR_DEFAULTS = {
   maxQuickCrashes: 5,
   stopTimeoutMs: 5_000,
 } as const;
+
+/** What a service process tells its parent (src-server/service-process.ts). */
+export type ServiceMessage = { type: 'ready'; url: string } | { type: 'failed'; message: string };
+
+export function parseServiceMessage(message: unknown): ServiceMessage | undefined {
+  if (typeof message !== 'object' || message === null) return undefined;
+  const { type, url, message: text } = message as Record<string, unknown>;
+  if (type === 'ready' && typeof url === 'string' && /^https?:\/\//.test(url)) return { type, url };
+  if (type === 'failed' && typeof text === 'string') return { type, message: text };
+  return undefined;
+}
 
 /** The delay before restart number `quickCrashes` of a series (1-based): 500, 1000, 2000, … */
 export function backoffDelay(quickCrashes: number, initialMs: number, maxMs: number): number {
@@ -75,6 +96,8 @@ export function createServiceSupervisor(options: SupervisorOptions): ServiceSupe
   // Set synchronously when stop() begins: a child may exit inside requestStop() itself.
   let stopRequested = false;
   let notifyStopped: (() => void) | undefined;
+  // The service's own account of why it could not start; turns its exit into `failed`.
+  let reportedFailure: string | undefined;
 
   function setStatus(next: ServiceStatus): void {
     current = next;
@@ -99,8 +122,27 @@ export function createServiceSupervisor(options: SupervisorOptions): ServiceSupe
       return;
     }
     child = spawned;
+    reportedFailure = undefined;
     spawned.onExit((code) => onChildExit(spawned, code));
-    setStatus({ state: 'running', restarts: current.restarts, ...(spawned.pid !== undefined && { pid: spawned.pid }) });
+    spawned.onMessage((message) => onChildMessage(spawned, message));
+    setStatus({ state: 'starting', restarts: current.restarts, ...(spawned.pid !== undefined && { pid: spawned.pid }) });
+  }
+
+  function onChildMessage(from: ServiceChild, raw: unknown): void {
+    if (from !== child) return;
+    const message = parseServiceMessage(raw);
+    if (!message) return;
+    if (message.type === 'failed') {
+      reportedFailure = message.message;
+      return;
+    }
+    if (current.state !== 'starting') return;
+    setStatus({
+      state: 'running',
+      restarts: current.restarts,
+      url: message.url,
+      ...(from.pid !== undefined && { pid: from.pid }),
+    });
   }
 
   function onChildExit(exited: ServiceChild, code: number | null): void {
@@ -109,6 +151,16 @@ export function createServiceSupervisor(options: SupervisorOptions): ServiceSupe
     child = undefined;
     if (stopRequested) {
       notifyStopped?.();
+      return;
+    }
+    if (reportedFailure !== undefined) {
+      quickCrashes = 0;
+      setStatus({
+        state: 'failed',
+        restarts: current.restarts,
+        lastExitCode: code,
+        message: `The local LRS service could not start: ${reportedFailure}`,
+      });
       return;
     }
     handleCrash(code, `exited unexpectedly with code ${code ?? 'unknown'}`);
@@ -175,7 +227,7 @@ export function createServiceSupervisor(options: SupervisorOptions): ServiceSupe
     setStatus({ state: 'stopped', restarts: current.restarts });
   }
 
-  return {
+  const supervisor: ServiceSupervisor = {
     start() {
       if (stopRequested || child || restartTimer !== undefined) return;
       quickCrashes = 0;
@@ -187,6 +239,10 @@ export function createServiceSupervisor(options: SupervisorOptions): ServiceSupe
       });
       return stopping;
     },
+    async restart() {
+      await supervisor.stop();
+      supervisor.start();
+    },
     status: () => ({ ...current }),
     onStatus(listener) {
       listeners.add(listener);
@@ -195,6 +251,7 @@ export function createServiceSupervisor(options: SupervisorOptions): ServiceSupe
       };
     },
   };
+  return supervisor;
 }
 
 /** Resolves true when `promise` settles within `ms`, false on timeout; clears its timer. */

@@ -30,6 +30,7 @@ async function main(): Promise<void> {
   console.log(`Lore LRS listening on ${service.url}`);
   console.log(`  data directory: ${config.dataDir}`);
   console.log(`  admin API:      ${service.url}/admin/api`);
+  console.log(`  web console:    ${service.url}/admin/`);
   if (service.generatedAdminToken) {
     console.log(`  admin token (shown once, only its hash is kept): ${service.generatedAdminToken}`);
   }

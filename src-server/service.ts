@@ -37,14 +37,19 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     const adminToken = resolveAdminToken(config.dataDir, config.adminToken);
     // The public URL is known only once the port is: `--port 0` picks one at listen time.
     let publicUrl = config.publicUrl ?? '';
+    const listening: { url?: string; port?: number } = {};
     const app = buildServer({
       storage,
       adminToken: adminToken.check,
       publicUrl: () => publicUrl,
+      // For the console's Connection screen and the admin Host guard.
+      serviceInfo: () => ({ listenUrl: listening.url, host: config.host, port: listening.port, dataDir: config.dataDir }),
     });
     await app.listen({ port: config.port, host: config.host });
     const port = (app.server.address() as AddressInfo).port;
     const url = `http://${urlHost(config.host)}:${port}`;
+    listening.url = url;
+    listening.port = port;
     if (!config.publicUrl) publicUrl = url;
 
     let stopping: Promise<void> | null = null;

@@ -151,6 +151,16 @@ export const serviceStatusSchema = z.object({
   statements: z.number(),
   rejections: z.number(),
   databaseBytes: z.number(),
+  // Where the service runs, for the Connection screen. Optional: a service embedded in a test or
+  // another host may not know them.
+  /** The URL it listens on, e.g. http://127.0.0.1:8411 */
+  listenUrl: z.string().optional(),
+  /** The listen address (--host), e.g. 127.0.0.1 or 0.0.0.0. */
+  host: z.string().optional(),
+  port: z.number().optional(),
+  dataDir: z.string().optional(),
+  /** The base URL content uses (Store endpoints start with it). */
+  publicUrl: z.string().optional(),
 });
 export type ServiceStatusView = z.infer<typeof serviceStatusSchema>;
 
@@ -201,6 +211,12 @@ export const liveEventSchema = z.object({
   receivedAt: z.string(),
 });
 export type LiveEventView = z.infer<typeof liveEventSchema>;
+
+/** Query of `/admin/api/events`: one Store's events, or every Store's. */
+export const liveEventsQuerySchema = z.strictObject({ store: z.string().optional() });
+
+/** Path of the live event stream below /admin/api (not in adminOperations: it is a stream). */
+export const LIVE_EVENTS_PATH = '/events';
 
 const slugParam = z.object({ slug: z.string() });
 const keyParams = z.object({ slug: z.string(), id: z.string() });

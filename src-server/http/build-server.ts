@@ -13,12 +13,27 @@ import type { Storage } from '../storage/storage';
 import { registerAdminAuth } from './plugins/admin-auth';
 import { registerErrorHandling } from './plugins/error-handler';
 import { registerXapiContext } from './plugins/xapi-context';
+import { registerAlternateRequestSyntax, routeAlternateSyntax } from './plugins/alternate-request-syntax';
+import { registerCors } from './plugins/cors';
 import apiKeyRoutes from './routes/admin/api-keys';
 import explorerRoutes from './routes/admin/statements';
 import statusRoutes from './routes/admin/status';
 import storeRoutes from './routes/admin/stores';
+// The admin console's service side: Host/Origin guard, store actions, metrics, live events, OpenAPI, web console.
+import consoleRoutes from './console-static';
+import { registerAdminGuard } from './plugins/admin-guard';
+import eventRoutes from './routes/admin/events';
+import metricsRoutes from './routes/admin/metrics';
+import openApiRoutes from './routes/admin/openapi';
+import storeActionRoutes from './routes/admin/store-actions';
+import type { ServiceInfo } from './routes/admin/status';
 import aboutRoutes from './routes/xapi/about';
+import activityRoutes from './routes/xapi/activities';
+import agentRoutes from './routes/xapi/agents';
 import statementRoutes from './routes/xapi/statements';
+import activityProfileRoutes from './routes/xapi/activity-profile';
+import agentProfileRoutes from './routes/xapi/agent-profile';
+import stateRoutes from './routes/xapi/state';
 
 export interface ServerOptions {
   storage: Storage;
@@ -29,6 +44,12 @@ export interface ServerOptions {
    */
   publicUrl: () => string;
   bodyLimitBytes?: number;
+  /** Where the service runs (listen URL, host, port, data directory), for /admin/api/status and the Host guard. */
+  serviceInfo?: () => ServiceInfo;
+  /** The built web console (default: found next to the service code, see console-static.ts). */
+  rendererDir?: string;
+  /** Heartbeat interval of /admin/api/events (default 15 s); tests shorten it. */
+  eventHeartbeatMs?: number;
   logger?: FastifyServerOptions['logger'];
 }
 
@@ -44,29 +65,44 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
-    rewriteUrl: (request) => normaliseXapiSegment(request.url ?? '/'),
+    rewriteUrl: (request) => routeAlternateSyntax(request, normaliseXapiSegment(request.url ?? '/')),
     // Statement ids and parameters are case-sensitive, but routes are matched on the rewritten URL.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     return503OnClosing: true,
   });
   registerErrorHandling(app);
+  registerAlternateRequestSyntax(app);
 
   const clock = new StoredClock();
   const startedAt = new Date().toISOString();
   const adminDeps = { storage: options.storage, publicUrl: options.publicUrl };
 
   const xapi = async (scope: FastifyInstance) => {
+    registerCors(scope);
     registerXapiContext(scope, options.storage, { publicRoutes: ['/about'] });
     await scope.register(aboutRoutes);
     await scope.register(statementRoutes, { storage: options.storage, clock, publicUrl: options.publicUrl });
+    await scope.register(stateRoutes, { storage: options.storage, clock });
+    await scope.register(activityProfileRoutes, { storage: options.storage, clock });
+    await scope.register(agentProfileRoutes, { storage: options.storage, clock });
+    await scope.register(activityRoutes, { storage: options.storage });
+    await scope.register(agentRoutes);
   };
   app.register(xapi, { prefix: '/:slug/xapi' });
   app.register(xapi, { prefix: '/xapi' });
 
+  // Before the admin token is checked: refuses other sites' pages (DNS rebinding, CSRF); see admin-guard.ts.
+  registerAdminGuard(app, () => ({ bindHost: options.serviceInfo?.().host, publicUrl: options.publicUrl() }));
+  app.register(openApiRoutes, { prefix: '/admin/api', publicUrl: options.publicUrl });
+  app.register(consoleRoutes, { rendererDir: options.rendererDir });
+
   app.register(
     async (admin) => {
       registerAdminAuth(admin, options.adminToken);
-      await admin.register(statusRoutes, { ...adminDeps, startedAt });
+      await admin.register(statusRoutes, { ...adminDeps, startedAt, serviceInfo: options.serviceInfo });
+      await admin.register(storeActionRoutes, { ...adminDeps, clock });
+      await admin.register(metricsRoutes, adminDeps);
+      await admin.register(eventRoutes, { ...adminDeps, heartbeatMs: options.eventHeartbeatMs });
       await admin.register(storeRoutes, adminDeps);
       await admin.register(apiKeyRoutes, adminDeps);
       await admin.register(explorerRoutes, adminDeps);

@@ -7,6 +7,8 @@
 import { z } from 'zod';
 import type { StatementQuery, Storage, StoreRecord, StoredStatement } from '../storage/storage';
 import { formatStatement } from '../xapi/format-statement';
+import { attachmentsOf } from '../xapi/statement-attachments';
+import type { Statement } from '../xapi/statement-schema';
 import type { ParsedStatementQuery } from '../xapi/statement-query';
 import type { Outcome } from './failure';
 
@@ -17,6 +19,8 @@ export const MAX_PAGE_SIZE = 500;
 const moreTokenSchema = z.object({
   store: z.string(),
   format: z.enum(['ids', 'exact', 'canonical']),
+  /** attachments=true: later pages come with the raw attachments too. */
+  attachments: z.boolean().optional(),
   query: z.object({
     agent: z.string().optional(),
     verbId: z.string().optional(),
@@ -39,15 +43,27 @@ export interface StatementResultBody {
   more: string;
 }
 
+/** Raw data of the attachments of the statements read (attachments=true, Part Three §2.1.3). */
+export interface AttachmentContent {
+  sha2: string;
+  contentType: string;
+  content: Uint8Array;
+}
+
 export type StatementReadResult =
-  | { kind: 'single'; statement: unknown; stored: string }
-  | { kind: 'list'; body: StatementResultBody; lastStored: string | null };
+  | { kind: 'single'; statement: unknown; stored: string; attachments?: AttachmentContent[] }
+  | { kind: 'list'; body: StatementResultBody; lastStored: string | null; attachments?: AttachmentContent[] };
+
+export interface ReadOptions {
+  acceptLanguages: string[];
+  morePath: string;
+}
 
 export async function readStatements(
   storage: Storage,
   store: StoreRecord,
   query: ParsedStatementQuery,
-  options: { acceptLanguages: string[]; morePath: string },
+  options: ReadOptions,
 ): Promise<Outcome<StatementReadResult>> {
   const single = query.statementId ?? query.voidedStatementId;
   if (single !== undefined) {
@@ -57,10 +73,13 @@ export async function readStatements(
     if (!found || !wanted) {
       return { ok: false, failure: { status: 404, code: 'statement_not_found', message: `No statement with id ${single} in this Store.` } };
     }
-    return {
-      ok: true,
-      value: { kind: 'single', statement: formatStatement(found.statement as never, query.format, options.acceptLanguages), stored: found.stored },
+    const value: StatementReadResult = {
+      kind: 'single',
+      statement: formatStatement(found.statement as never, query.format, options.acceptLanguages),
+      stored: found.stored,
     };
+    if (query.attachments) value.attachments = await attachmentsFor(storage, store, [found.statement]);
+    return { ok: true, value };
   }
 
   const storageQuery: StatementQuery = {
@@ -76,14 +95,16 @@ export async function readStatements(
     limit: query.limit === 0 ? MAX_PAGE_SIZE : Math.min(query.limit, MAX_PAGE_SIZE),
     maxSeq: await storage.currentSeq(),
   };
-  return { ok: true, value: await readPage(storage, store, { store: store.id, query: storageQuery, format: query.format }, options) };
+  const token: MoreToken = { store: store.id, query: storageQuery, format: query.format };
+  if (query.attachments) token.attachments = true;
+  return { ok: true, value: await readPage(storage, store, token, options) };
 }
 
 export async function readMore(
   storage: Storage,
   store: StoreRecord,
   token: string,
-  options: { acceptLanguages: string[]; morePath: string },
+  options: ReadOptions,
 ): Promise<Outcome<StatementReadResult>> {
   const decoded = decodeMoreToken(token);
   // A token of another Store is refused like an unknown one: it must not even confirm it exists.
@@ -97,7 +118,7 @@ async function readPage(
   storage: Storage,
   store: StoreRecord,
   token: MoreToken,
-  options: { acceptLanguages: string[]; morePath: string },
+  options: ReadOptions,
 ): Promise<StatementReadResult> {
   const page = await storage.queryStatements(store.id, token.query);
   const statements = page.statements.map((row: StoredStatement) =>
@@ -108,7 +129,20 @@ async function readPage(
       ? ''
       : `${options.morePath}?more=${encodeMoreToken({ ...token, query: { ...token.query, afterSeq: page.nextAfterSeq } })}`;
   const newest = page.statements.reduce<string | null>((latest, row) => (latest === null || row.stored > latest ? row.stored : latest), null);
-  return { kind: 'list', body: { statements, more }, lastStored: newest };
+  const result: StatementReadResult = { kind: 'list', body: { statements, more }, lastStored: newest };
+  if (token.attachments) result.attachments = await attachmentsFor(storage, store, page.statements.map((row) => row.statement));
+  return result;
+}
+
+/**
+ * The stored raw data of every Attachment of the statements (a SubStatement's included), each
+ * sha2 once. An Attachment sent with only a fileUrl has none: the client fetches it there.
+ */
+async function attachmentsFor(storage: Storage, store: StoreRecord, statements: Array<Record<string, unknown>>): Promise<AttachmentContent[]> {
+  const sha2s = statements.flatMap((statement) =>
+    attachmentsOf(statement as unknown as Statement).map(({ attachment }) => attachment.sha2.toLowerCase()),
+  );
+  return sha2s.length === 0 ? [] : storage.findAttachments(store.id, [...new Set(sha2s)]);
 }
 
 function encodeMoreToken(token: MoreToken): string {

@@ -10,8 +10,13 @@ import { agentKey } from '../xapi/agent-key';
 import { extractIndexTerms } from '../xapi/index-terms';
 import { prepareStatement } from '../xapi/prepare-statement';
 import { statementSignature } from '../xapi/statement-signature';
+import { checkStatementSignatures } from '../xapi/signed-statements';
+import { checkAttachmentParts, partsOfStatement } from '../xapi/statement-attachments';
+import type { AttachmentPart } from '../xapi/statement-attachments';
 import { validateStatements } from '../xapi/validate-statements';
 import type { XapiVersion } from '../xapi/version';
+import { announceRejections, announceStatements } from '../admin/live-events';
+import { activityDefinitionsFor } from './activities';
 import type { OperationFailure, Outcome } from './failure';
 import type { StoredClock } from './stored-clock';
 
@@ -32,10 +37,17 @@ export function authorityFor(key: ApiKeyRecord, publicUrl: string): Record<strin
   return { objectType: 'Agent', name: key.name, account: { homePage: publicUrl, name: key.id } };
 }
 
+export interface RecordOptions {
+  /** PUT: the statementId parameter. */
+  statementId?: string;
+  /** The raw attachment parts of a multipart/mixed request (none for application/json). */
+  attachments?: AttachmentPart[];
+}
+
 export async function recordStatements(
   ctx: StatementWriteContext,
   body: unknown,
-  options: { statementId?: string } = {},
+  options: RecordOptions = {},
 ): Promise<Outcome<string[]>> {
   const received = ctx.clock.now();
   const refuse = async (failure: OperationFailure): Promise<Outcome<string[]>> => {
@@ -62,9 +74,22 @@ export async function recordStatements(
   const statements = validation.statements.map((statement) =>
     options.statementId !== undefined ? { ...statement, id: options.statementId } : statement,
   );
+  const batch = Array.isArray(body);
+  const parts = options.attachments ?? [];
+  // Part Three §1.5: the raw parts and the Attachment objects must agree.
+  const attachmentIssue = checkAttachmentParts(statements, parts, batch);
+  if (attachmentIssue) return refuse({ status: 400, code: 'invalid_attachment', ...attachmentIssue });
+  // Part Two §2.6: a malformed signature is refused with 400.
+  for (const [index, statement] of statements.entries()) {
+    const signatureIssue = checkStatementSignatures(statement, parts);
+    if (signatureIssue) {
+      return refuse({ status: 400, code: 'invalid_signature', ...signatureIssue, statementIndex: batch ? index : undefined });
+    }
+  }
   const stored = received.toISOString();
   const authority = authorityFor(ctx.key, ctx.publicUrl);
   const rows: StatementRow[] = statements.map((statement) => {
+    const attachments = partsOfStatement(statement, parts).map(({ sha2, contentType, content }) => ({ sha2, contentType, content }));
     const prepared = prepareStatement(statement, { authority, version: ctx.version, stored, newId: randomUUID });
     const index = extractIndexTerms(prepared);
     return {
@@ -76,7 +101,10 @@ export async function recordStatements(
       verbId: index.verbId,
       registration: index.registration,
       voidsStatementId: index.voidsStatementId,
+      targetStatementId: index.targetStatementId,
       terms: index.terms,
+      ...(attachments.length > 0 ? { attachments } : {}),
+      activityDefinitions: activityDefinitionsFor(ctx.key, prepared),
     };
   });
 
@@ -94,6 +122,7 @@ export async function recordStatements(
       statementIndex: Array.isArray(body) ? index : undefined,
     });
   }
+  announceStatements(ctx.storage, ctx.store, rows, result.inserted); // live events for the console (returns at once)
   return { ok: true, value: rows.map((row) => row.statementId) };
 }
 
@@ -161,6 +190,7 @@ async function recordRejections(
   });
   try {
     await ctx.storage.insertRejections(ctx.store.id, rows);
+    announceRejections(ctx.storage, ctx.store, rows); // live events for the console (returns at once)
   } catch {
     // The client still learns why its statement was refused; losing the log entry of a refusal
     // (storage unavailable) must not turn a 400 into a 503.

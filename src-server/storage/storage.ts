@@ -69,9 +69,20 @@ export interface StatementRow {
   registration: string | null;
   /** The id of the statement this one voids, when its verb is the voiding verb. */
   voidsStatementId: string | null;
+  /**
+   * The statement this one targets with a StatementRef object, voiding or not (lower-case id).
+   * Queries match a targeting statement through its target: see StatementQuery.
+   */
+  targetStatementId?: string | null;
   terms: IndexTerm[];
   /** Raw attachment payloads keyed by sha2, stored with the statement (xAPI §2.4.11). */
   attachments?: Array<{ sha2: string; contentType: string; content: Uint8Array }>;
+  /**
+   * The Activity definitions the statement carries, in order (src-server/xapi/activity-definitions.ts).
+   * Merged into the Store's definitions in the same atomic write when the row is inserted (not
+   * when it is `unchanged`); see ActivityDefinitionRow.
+   */
+  activityDefinitions?: ActivityDefinitionRow[];
 }
 
 export interface StoredStatement {
@@ -89,6 +100,12 @@ export type InsertStatementsResult =
   /** Nothing was written: `statementId` already exists with a different signature. */
   | { ok: false; conflict: { index: number; statementId: string } };
 
+/**
+ * GET /statements filters. Voided statements never match. A statement with a StatementRef object
+ * (targetStatementId) also meets agent, verbId, activityId and registration (with the related_*
+ * flags) when the statement it targets meets them, recursively, voided or not (xAPI §2.1.3 "Filter
+ * Conditions for StatementRefs"); since, until and the seq bounds apply to the statement itself.
+ */
 export interface StatementQuery {
   agent?: string;
   verbId?: string;
@@ -112,6 +129,28 @@ export interface StatementPage {
   statements: StoredStatement[];
   /** Set when more rows match beyond this page: pass it back as `afterSeq`. */
   nextAfterSeq: number | null;
+}
+
+// Activities (xAPI Part Three §2.5): each Store keeps one definition per Activity id, merged from
+// the statements it accepted.
+
+/**
+ * A definition received for an Activity. Every implementation merges it into the stored one the
+ * same way: each member replaces the stored member of that name, except that when both are JSON
+ * objects (language maps, extensions) they are merged key by key, the received value winning
+ * for a key both have. A merge that changes nothing leaves the record (and its `updated`) as it is.
+ */
+export interface ActivityDefinitionRow {
+  activityId: string;
+  definition: Record<string, unknown>;
+}
+
+export interface ActivityRecord {
+  activityId: string;
+  /** The merged definition (never empty: an Activity only gets a record from a definition). */
+  definition: Record<string, unknown>;
+  /** `stored` of the statement whose definition last changed it. */
+  updated: string;
 }
 
 export type ValidationStatus = 'accepted' | 'voided' | 'rejected';
@@ -159,6 +198,80 @@ export interface ExplorerPage {
   nextBeforeSeq: number | null;
 }
 
+/** The three document resources of xAPI (1.0.3 Part Three §2.2; 2.0.0 §4.1.6.2, .5, .6). */
+export type DocumentKind = 'state' | 'activityProfile' | 'agentProfile';
+
+/**
+ * Where one document lives. A State is keyed by activity, agent, registration and id; an Activity
+ * Profile by activity and id; an Agent Profile by agent and id. Fields a kind does not use are null.
+ */
+export interface DocumentKey {
+  kind: DocumentKind;
+  activityId: string | null;
+  /** The agent's canonical key (src-server/xapi/agent-key.ts). */
+  agent: string | null;
+  registration: string | null;
+  id: string;
+}
+
+/** A set of documents of one activity and/or agent: a key without its id. */
+export interface DocumentSet {
+  kind: DocumentKind;
+  activityId: string | null;
+  agent: string | null;
+  /** Only this registration; undefined: any registration (and none). */
+  registration?: string | null;
+  /** Only documents updated after this time (exclusive), ISO 8601. */
+  since?: string;
+}
+
+/** A document's content as stored; the caller (src-server/xapi) computes the etag. */
+export interface DocumentContent {
+  contentType: string;
+  content: Uint8Array;
+  /** SHA-1 of the content, hex, unquoted. */
+  etag: string;
+  /** ISO 8601 time of the last write. */
+  updated: string;
+}
+
+export interface StoredDocument extends DocumentContent {
+  id: string;
+}
+
+// Console statistics (the Ingestion screen): counts kept by every implementation in the same
+// atomic write as the statements and rejections they count, so a report never scans statements.
+
+export type IngestionBucket = 'minute' | 'hour' | 'day';
+
+export interface IngestionQuery {
+  /** One Store, or every Store when absent. */
+  storeId?: string;
+  bucket: IngestionBucket;
+  /** Inclusive start, ISO 8601, aligned by the caller to a bucket start (UTC). */
+  since: string;
+  /** Exclusive end, ISO 8601, aligned to a bucket start. */
+  until: string;
+  /** How many verbs and activities the top lists hold. */
+  top: number;
+}
+
+export interface IngestionStats {
+  /** Buckets with any traffic, oldest first (empty buckets are left out). */
+  series: Array<{ start: string; accepted: number; rejected: number }>;
+  /**
+   * accepted: statements stored (voiding ones included); voided: voiding statements received
+   * (statements voided in the range); rejected: statements refused.
+   */
+  totals: { accepted: number; voided: number; rejected: number };
+  /**
+   * Accepted statements by verb id and by object Activity id, most first (ties by id). Counted
+   * per whole hour: a range that is not whole hours counts the hours it touches.
+   */
+  topVerbs: Array<{ id: string; count: number }>;
+  topActivities: Array<{ id: string; count: number }>;
+}
+
 export interface StorageStats {
   statements: number;
   rejections: number;
@@ -193,10 +306,38 @@ export interface Storage {
   queryStatements(storeId: string, query: StatementQuery): Promise<StatementPage>;
   /** The highest seq stored so far (0 when empty): the upper bound of a consistent read. */
   currentSeq(): Promise<number>;
+  /** Raw attachment payloads of the Store by sha2 (those it has; each sha2 once). */
+  findAttachments(storeId: string, sha2s: string[]): Promise<Array<{ sha2: string; contentType: string; content: Uint8Array }>>;
+
+  // Activities (definitions are written by insertStatements, from StatementRow.activityDefinitions)
+  /** The Store's definition of an Activity; null when no accepted statement defined it. */
+  findActivity(storeId: string, activityId: string): Promise<ActivityRecord | null>;
 
   // Rejections and the Statement Explorer
   insertRejections(storeId: string, rows: RejectionRow[]): Promise<void>;
   searchExplorer(storeId: string, query: ExplorerQuery): Promise<ExplorerPage>;
+
+  // Documents (State, Activity Profile, Agent Profile)
+  findDocument(storeId: string, key: DocumentKey): Promise<StoredDocument | null>;
+  /** Ids of the documents in the set, in id order. */
+  listDocumentIds(storeId: string, set: DocumentSet): Promise<string[]>;
+  /**
+   * Writes the document if the current one is still the one the caller decided on: `ifCurrent`
+   * is its etag, or null when the caller saw none. Resolves false, writing nothing, otherwise.
+   */
+  upsertDocument(storeId: string, key: DocumentKey, document: DocumentContent, ifCurrent: string | null): Promise<boolean>;
+  /** Deletes one document; with `ifCurrent`, only if its etag is that. False when nothing was deleted. */
+  deleteDocument(storeId: string, key: DocumentKey, ifCurrent?: string): Promise<boolean>;
+  /** Deletes every document of the set (`since` is ignored); resolves how many. */
+  deleteDocuments(storeId: string, set: DocumentSet): Promise<number>;
+
+  // Console: statistics and maintenance (the Ingestion and Stores screens of the admin console)
+  /**
+   * Deletes every row the Store owns — statements, rejections, attachments, documents, activity
+   * definitions, statistics — but the Store itself and its API keys.
+   */
+  emptyStore(storeId: string): Promise<void>;
+  ingestionReport(query: IngestionQuery): Promise<IngestionStats>;
 
   stats(storeId?: string): Promise<StorageStats>;
 

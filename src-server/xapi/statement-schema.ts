@@ -285,6 +285,15 @@ export function buildStatementSchemas(version: XapiVersion) {
     steps: componentList.optional(),
     extensions: extensions.optional(),
   }).superRefine((definition, ctx) => {
+    // 1.0.3 §2.4.4.1.s8 (XAPI-00064): correctResponsesPattern describes the answers of an
+    // interaction, so it needs the interactionType that says how to read them.
+    if (definition.correctResponsesPattern !== undefined && definition.interactionType === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'is only allowed together with interactionType, and interactionType is missing',
+        path: ['correctResponsesPattern'],
+      });
+    }
     for (const [list, allowed] of Object.entries(COMPONENT_LISTS)) {
       const components = definition[list as keyof typeof COMPONENT_LISTS];
       if (components === undefined) continue;

@@ -1,7 +1,10 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { appPaths } from '../../src-main/app-paths';
+import { resolveSqljsWasmPath } from '../../src-main/local-service';
 import type { Configuration } from 'electron-builder';
 
 const repo = new URL('../../', import.meta.url);
@@ -40,6 +43,22 @@ describe('electron-builder.yml', () => {
     expect(config.asarUnpack).toEqual(['node_modules/sql.js/dist/*.wasm']);
     // The glob must match the file the service actually loads.
     expect(readdirSync(new URL('node_modules/sql.js/dist/', repo)).some((f) => f.endsWith('.wasm'))).toBe(true);
+  });
+
+  it('unpacks exactly the wasm main points the service at', async () => {
+    const config = await loadConfig();
+    const wasm = resolveSqljsWasmPath((id) => require.resolve(id));
+    const relative = wasm.slice(projectDir.length).split(sep).join('/');
+    const globs = (config.asarUnpack as string[]).map((glob) => new RegExp(`^${glob.replace(/[.]/g, '\\.').replace(/\*/g, '[^/]*')}$`));
+    expect(globs.some((glob) => glob.test(relative))).toBe(true);
+  });
+
+  it('ships the tray icon beside app.asar, where main looks for it when packaged', async () => {
+    const config = await loadConfig();
+    expect(config.extraResources).toEqual([{ from: 'resources/icon.png', to: 'icon.png' }]);
+    expect(appPaths('/x/resources/app.asar/out/main', { isPackaged: true, resourcesPath: '/x/resources' }).trayIcon).toBe(
+      '/x/resources/icon.png',
+    );
   });
 
   it('points main at the built entry electron-vite writes', () => {

@@ -8,6 +8,7 @@ class FakeChild implements ServiceChild {
   stopRequests = 0;
   killed = false;
   private exitListener: ((code: number | null) => void) | undefined;
+  private messageListener: ((message: unknown) => void) | undefined;
 
   constructor(
     readonly pid: number,
@@ -16,6 +17,16 @@ class FakeChild implements ServiceChild {
 
   onExit(listener: (code: number | null) => void): void {
     this.exitListener = listener;
+  }
+  onMessage(listener: (message: unknown) => void): void {
+    this.messageListener = listener;
+  }
+  /** What src-server/service-process.ts posts once it listens. */
+  ready(url = `http://127.0.0.1:${8000 + this.pid}`): void {
+    this.messageListener?.({ type: 'ready', url });
+  }
+  post(message: unknown): void {
+    this.messageListener?.(message);
   }
   requestStop(): void {
     this.stopRequests += 1;
@@ -62,12 +73,67 @@ afterEach(() => {
 });
 
 describe('service supervisor', () => {
-  it('starts the service once and reports it running with its pid', () => {
+  it('starts the service once and reports it starting, with its pid, until it says it listens', () => {
     const { supervisor, spawn } = setup();
     supervisor.start();
     supervisor.start();
     expect(spawn).toHaveBeenCalledTimes(1);
-    expect(supervisor.status()).toEqual({ state: 'running', restarts: 0, pid: 1000 });
+    expect(supervisor.status()).toEqual({ state: 'starting', restarts: 0, pid: 1000 });
+  });
+
+  it('reports running with the URL only when the service posts ready', () => {
+    const { supervisor, last, statuses } = setup();
+    supervisor.start();
+    last().post({ type: 'ready' });
+    last().post({ type: 'ready', url: 'not a url' });
+    last().post('ready');
+    expect(supervisor.status().state).toBe('starting');
+    last().ready('http://127.0.0.1:8411');
+    expect(supervisor.status()).toEqual({ state: 'running', restarts: 0, pid: 1000, url: 'http://127.0.0.1:8411' });
+    expect(statuses.map((s) => s.state)).toEqual(['starting', 'running']);
+  });
+
+  it('ignores ready from a process it already replaced', () => {
+    const { supervisor, children, last } = setup();
+    supervisor.start();
+    last().exit(1);
+    vi.advanceTimersByTime(500);
+    (children[0] as FakeChild).ready('http://127.0.0.1:1');
+    expect(supervisor.status().state).toBe('starting');
+    last().ready('http://127.0.0.1:2');
+    expect(supervisor.status()).toMatchObject({ state: 'running', url: 'http://127.0.0.1:2', pid: 1001 });
+  });
+
+  it('stops at failed with the service\'s own reason when it reports failed, without retrying', () => {
+    const { supervisor, spawn, last } = setup();
+    supervisor.start();
+    last().post({ type: 'failed', message: 'Invalid configuration (port): port must be 0 to 65535' });
+    last().exit(1);
+    expect(supervisor.status()).toMatchObject({
+      state: 'failed',
+      lastExitCode: 1,
+      message: 'The local LRS service could not start: Invalid configuration (port): port must be 0 to 65535',
+    });
+    vi.advanceTimersByTime(60_000);
+    expect(spawn).toHaveBeenCalledTimes(1);
+  });
+
+  it('restarts on request: stops gracefully, then starts a new process that reads the settings anew', async () => {
+    const ports: number[] = [];
+    let port = 8411;
+    const { supervisor, children } = setup({});
+    supervisor.onStatus((s) => {
+      if (s.state === 'starting') ports.push(port);
+    });
+    supervisor.start();
+    children[0]!.ready();
+    port = 9000;
+    await supervisor.restart();
+    expect(children).toHaveLength(2);
+    expect(children[0]!.stopRequests).toBe(1);
+    expect(children[0]!.killed).toBe(false);
+    expect(supervisor.status()).toMatchObject({ state: 'starting', pid: 1001 });
+    expect(ports).toEqual([8411, 9000]);
   });
 
   it('restarts after an unexpected exit, doubling the delay for each quick crash', () => {
@@ -86,7 +152,7 @@ describe('service supervisor', () => {
       expect(spawn).toHaveBeenCalledTimes(crash + 1);
     }
     expect(delays).toEqual([500, 1000, 2000, 4000]);
-    expect(supervisor.status()).toMatchObject({ state: 'running', restarts: 4 });
+    expect(supervisor.status()).toMatchObject({ state: 'starting', restarts: 4 });
     expect(statuses.at(-2)?.message).toMatch(/exited unexpectedly with code 1; restarting in 4000 ms/);
   });
 
@@ -133,7 +199,7 @@ describe('service supervisor', () => {
     expect(supervisor.status()).toMatchObject({ state: 'restarting', lastExitCode: null });
     expect(supervisor.status().message).toMatch(/could not start: module not found/);
     vi.advanceTimersByTime(500);
-    expect(supervisor.status()).toMatchObject({ state: 'running', pid: 7, restarts: 1 });
+    expect(supervisor.status()).toMatchObject({ state: 'starting', pid: 7, restarts: 1 });
   });
 
   it('caps the backoff', () => {
@@ -211,7 +277,7 @@ describe('service supervisor', () => {
     last().exit(1);
     vi.advanceTimersByTime(500);
     (children[0] as FakeChild).exit(1);
-    expect(supervisor.status()).toMatchObject({ state: 'running', pid: 1001 });
+    expect(supervisor.status()).toMatchObject({ state: 'starting', pid: 1001 });
   });
 
   it('can be started again after it gave up (a manual retry) with a fresh series', () => {
@@ -237,6 +303,6 @@ describe('service supervisor', () => {
     supervisor.start();
     unsubscribe();
     void supervisor.stop();
-    expect(seen).toEqual(['running']);
+    expect(seen).toEqual(['starting']);
   });
 });

@@ -6,6 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Storage, StatementQuery, StoreRecord } from '../../src-server/storage/storage';
+import { describeConsoleContract } from './console-contract';
+import { describeDocumentContract } from './document-contract';
+import { describeStatementTargetsContract } from './statement-targets-contract';
 import { at, makeApiKey, makeRejection, makeStatement, makeStore } from './rows';
 
 export interface ContractSubject {
@@ -45,6 +48,10 @@ export function describeStorageContract(name: string, open: () => Promise<Contra
     async function reopen(): Promise<void> {
       storage = await subject.reopen();
     }
+
+    describeDocumentContract({ storage: () => storage, store: () => store, reopen });
+    describeStatementTargetsContract({ storage: () => storage, store: () => store, reopen });
+    describeConsoleContract({ storage: () => storage, store: () => store, reopen });
 
     async function insert(...specs: Parameters<typeof makeStatement>[0][]): Promise<string[]> {
       const rows = specs.map((spec) => makeStatement(spec));

@@ -136,6 +136,7 @@ describe('format checks on hostile lengths', () => {
     expect(isIri(`http://${'a'.repeat(100_000)} `)).toBe(false);
     expect(parseTimestamp(`2024-01-01T00:00:00.${long}x`, '1.0.3')).toBeNull();
     expect(isLanguageTag('a-'.repeat(100_000))).toBe(false);
-    expect(performance.now() - started).toBeLessThan(500);
+    // Catastrophic backtracking on 100,000 characters takes hours; a loaded CI machine, not 5 s.
+    expect(performance.now() - started).toBeLessThan(5000);
   });
 });

@@ -31,10 +31,20 @@ export function registerXapiContext(app: FastifyInstance, storage: Storage, opti
   const isPublic = (request: FastifyRequest) =>
     options.publicRoutes.some((suffix) => request.routeOptions.url?.endsWith(suffix));
 
+  // A request without a usable header is refused, and its answer still names a version: the one
+  // these credentials last used with success (a 1.0.3 client reads "1.0.3", a 2.0 client
+  // "2.0.0"; ADL's suites check both), else the newest. Only authenticated requests are
+  // remembered, so nobody can change what another key's refusals say.
+  const lastVersions = new Map<string, XapiVersion>();
+  const rememberedVersion = (authorization: string | undefined): XapiVersion | undefined => {
+    const presented = readAuthorization(authorization);
+    return presented.kind === 'key' ? lastVersions.get(presented.keyId) : undefined;
+  };
+
   app.addHook('onRequest', async (request, reply) => {
     const header = request.headers[VERSION_HEADER];
     const version = parseVersionHeader(Array.isArray(header) ? header[0] : header);
-    reply.header('X-Experience-API-Version', RESPONSE_VERSION[version ?? '2.0.0']);
+    reply.header('X-Experience-API-Version', RESPONSE_VERSION[version ?? rememberedVersion(request.headers.authorization) ?? '2.0.0']);
     if (version === null && !isPublic(request)) {
       throw errors.versionHeader(
         header === undefined
@@ -66,6 +76,10 @@ export function registerXapiContext(app: FastifyInstance, storage: Storage, opti
     if (!store) throw errors.storeNotFound(slug ?? '');
     if (store.id !== key.storeId) throw errors.wrongStore(store.slug);
     request.lrsKey = key;
+    lastVersions.delete(key.id);
+    lastVersions.set(key.id, request.xapiVersion);
+    // Bounded: the oldest-used keys are forgotten first.
+    if (lastVersions.size > 10_000) lastVersions.delete(lastVersions.keys().next().value!);
     request.lrsStore = store;
   });
 }

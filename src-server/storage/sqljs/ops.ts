@@ -4,7 +4,15 @@
  * so applying a record at start-up does exactly what applying it at run time did.
  */
 import type { ApiKeyPatch, ApiKeyRecord, IndexTerm, RejectionRow, StoreRecord } from '../storage';
+import { applyDocumentOp } from './documents';
+import type { DocumentOp } from './documents';
+import { deleteStoreActivities, upsertActivities } from './activities';
+import type { ActivityOpRow } from './activities';
 import type { Sql } from './sql';
+import { applyEmptyStore } from './empty-store';
+import type { EmptyStoreOp } from './empty-store';
+import { countRejections, countStatements, deleteStoreIngestion } from './ingestion';
+import { insertStatementTarget, targetOf } from './statement-targets';
 
 export interface StatementOpRow {
   seq: number;
@@ -16,6 +24,8 @@ export interface StatementOpRow {
   verbId: string;
   registration: string | null;
   voidsStatementId: string | null;
+  /** The StatementRef target (statement-targets.ts); absent in records journaled before targets. */
+  targetStatementId?: string | null;
   /** One entry per (kind, value); primary when any occurrence was primary. */
   terms: IndexTerm[];
   /** Content in base64. */
@@ -36,8 +46,13 @@ export type Op =
   | { t: 'updateApiKey'; id: string; patch: ApiKeyPatch }
   /** Coalesced last-used times: each only ever moves a key's time forward. */
   | { t: 'touchApiKeys'; touches: Array<[id: string, lastUsedAt: string]> }
-  | { t: 'insertStatements'; storeNum: number; rows: StatementOpRow[] }
-  | { t: 'insertRejections'; storeNum: number; rows: RejectionOpRow[] };
+  /** `activities`: the Activity definitions the rows changed, merged whole (activities.ts). */
+  | { t: 'insertStatements'; storeNum: number; rows: StatementOpRow[]; activities?: ActivityOpRow[] }
+  | { t: 'insertRejections'; storeNum: number; rows: RejectionOpRow[] }
+  /** State, Activity Profile and Agent Profile documents: see documents.ts. */
+  | DocumentOp
+  /** Console: every row of a Store but the Store and its keys (empty-store.ts). */
+  | EmptyStoreOp;
 
 export interface StoreCounts {
   statements: number;
@@ -88,9 +103,12 @@ export function applyOp(state: ApplyState, op: Op): void {
     case 'deleteStore': {
       const num = state.storeNums.get(op.id);
       if (num !== undefined) {
-        for (const table of ['statement_terms', 'statements', 'attachments', 'rejections']) {
+        for (const table of ['statement_terms', 'statements', 'attachments', 'rejections', 'documents']) {
           sql.run(`DELETE FROM ${table} WHERE store_num = ?`, [num]);
         }
+        deleteStoreActivities(sql, num);
+        sql.run('DELETE FROM statement_targets WHERE store_num = ?', [num]);
+        deleteStoreIngestion(sql, num); // console statistics (ingestion.ts)
       }
       sql.run('DELETE FROM api_keys WHERE store_id = ?', [op.id]);
       sql.run('DELETE FROM stores WHERE id = ?', [op.id]);
@@ -127,6 +145,9 @@ export function applyOp(state: ApplyState, op: Op): void {
       return;
     case 'insertStatements':
       applyInsertStatements(state, op.storeNum, op.rows);
+      if (op.activities) upsertActivities(sql, op.storeNum, op.activities);
+      // Console ingestion statistics (ingestion.ts): counted in this same transaction.
+      countStatements(sql, op.storeNum, op.rows);
       return;
     case 'insertRejections': {
       for (const r of op.rows) {
@@ -151,8 +172,17 @@ export function applyOp(state: ApplyState, op: Op): void {
       }
       const counts = state.counts.get(op.storeNum);
       if (counts) counts.rejections += op.rows.length;
+      // Console ingestion statistics (ingestion.ts): counted in this same transaction.
+      countRejections(sql, op.storeNum, op.rows);
       return;
     }
+    case 'upsertDocument':
+    case 'deleteDocuments':
+      applyDocumentOp(sql, op);
+      return;
+    case 'emptyStore':
+      applyEmptyStore(state, op);
+      return;
     default: {
       const unknown: never = op;
       throw new Error(`unknown journal operation ${JSON.stringify((unknown as { t?: unknown }).t)}`);
@@ -190,6 +220,7 @@ function applyInsertStatements(state: ApplyState, storeNum: number, rows: Statem
       ],
     );
     insertTerms(sql, storeNum, row.seq, row.terms);
+    insertStatementTarget(sql, storeNum, row.seq, targetOf(row));
     for (const a of row.attachments ?? []) {
       sql.run('INSERT OR IGNORE INTO attachments (store_num, sha2, content_type, content) VALUES (?, ?, ?, ?)', [
         storeNum,

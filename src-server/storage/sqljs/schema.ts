@@ -6,7 +6,11 @@
  * Every "latest N" query walks an index whose last column is `seq` (the rowid of `statements`,
  * implicit at the end of each of its indexes), so it never sorts: see PERF-NOTES.md.
  */
+import { ensureActivitiesTable } from './activities';
+import { ensureDocumentSchema } from './documents';
+import { ensureIngestionTables } from './ingestion';
 import type { Sql } from './sql';
+import { ensureStatementTargets } from './statement-targets';
 
 export const SCHEMA_VERSION = 1;
 
@@ -119,6 +123,11 @@ export function ensureSchema(sql: Sql): Meta {
   if (meta.schemaVersion > SCHEMA_VERSION) {
     throw new Error(`the database has schema version ${meta.schemaVersion}; this release reads up to ${SCHEMA_VERSION}`);
   }
+  // Tables added after version 1, created when missing (IF NOT EXISTS), so older data directories open.
+  ensureDocumentSchema(sql);
+  ensureActivitiesTable(sql);
+  ensureStatementTargets(sql);
+  ensureIngestionTables(sql); // console statistics
   return meta;
 }
 

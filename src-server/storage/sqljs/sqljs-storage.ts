@@ -30,6 +30,17 @@ import type {
   StoreRecord,
   StoredStatement,
 } from '../storage';
+import type { DocumentContent, DocumentKey, DocumentSet, StoredDocument } from '../storage';
+import type { ActivityRecord } from '../storage';
+import { findActivityRow, mergeActivityDefinitions } from './activities';
+import {
+  countDocumentRows,
+  currentEtag,
+  deleteDocumentsOp,
+  findDocumentRow,
+  listDocumentIdRows,
+  upsertDocumentOp,
+} from './documents';
 import { nodeStorageFs } from './fs';
 import type { StorageFs } from './fs';
 import { decodeJournal, encodeRecord, isJournalFileName, journalFileName } from './journal-format';
@@ -39,8 +50,11 @@ import type { DataDirLock } from './lock';
 import { TOUCH_API_KEY_SQL, applyOp } from './ops';
 import type { ApplyState, Op, StatementOpRow, StorePatch } from './ops';
 import { STATEMENT_COLUMNS, explorerRejectionQuery, explorerStatementQuery, statementQuery } from './queries';
+import { hasTargetableFilter, targetingStatementQuery } from './statement-targets';
 import type { BuiltQuery } from './queries';
 import { ensureSchema, writeMeta } from './schema';
+import type { IngestionQuery, IngestionStats } from '../storage';
+import { ingestionReportRows } from './ingestion';
 import { Sql } from './sql';
 import type { Row } from './sql';
 
@@ -427,6 +441,7 @@ export class SqljsStorage implements Storage {
     const inserted: string[] = [];
     const unchanged: string[] = [];
     const toInsert: StatementOpRow[] = [];
+    const fresh: StatementRow[] = [];
     const inBatch = new Map<string, string>();
     let seq = this.state.lastSeq;
     for (const [index, row] of rows.entries()) {
@@ -444,12 +459,15 @@ export class SqljsStorage implements Storage {
       inBatch.set(row.statementId, row.signature);
       inserted.push(row.statementId);
       toInsert.push(toOpRow(row, ++seq));
+      fresh.push(row);
     }
     if (toInsert.length === 0) {
       // An unchanged row may be one whose own write is still on its way to the disk.
       await this.writer.sync();
     } else {
-      await this.commit({ t: 'insertStatements', storeNum, rows: toInsert });
+      // The Activity definitions the new rows change, merged now so the record carries them whole.
+      const activities = mergeActivityDefinitions(this.sql, storeNum, fresh);
+      await this.commit({ t: 'insertStatements', storeNum, rows: toInsert, ...(activities.length > 0 ? { activities } : {}) });
     }
     return { ok: true, inserted, unchanged };
   }
@@ -470,7 +488,17 @@ export class SqljsStorage implements Storage {
     const limit = checkLimit(query.limit);
     const storeNum = this.state.storeNums.get(storeId);
     if (storeNum === undefined) return { statements: [], nextAfterSeq: null };
-    const rows = this.query(statementQuery(storeNum, query, limit + 1));
+    let rows = this.query(statementQuery(storeNum, query, limit + 1));
+    if (hasTargetableFilter(query)) {
+      // Statements that meet the filters through their StatementRef target (statement-targets.ts):
+      // the page is the first limit + 1 of both halves, in the query's order, each row once.
+      const seen = new Set(rows.map((row) => row[0] as number));
+      const targeting = this.query(targetingStatementQuery(storeNum, query, limit + 1)).filter((row) => !seen.has(row[0] as number));
+      if (targeting.length > 0) {
+        const direction = query.ascending ? 1 : -1;
+        rows = [...rows, ...targeting].sort((a, b) => direction * ((a[0] as number) - (b[0] as number))).slice(0, limit + 1);
+      }
+    }
     const statements = rows.slice(0, limit).map(toStoredStatement);
     return {
       statements,
@@ -483,7 +511,15 @@ export class SqljsStorage implements Storage {
     return this.state.lastSeq;
   }
 
-  /** Raw attachments by sha2 (xAPI §2.4.11); not yet part of the Storage interface. */
+  // Activities (written by insertStatements; table and merge in activities.ts)
+
+  async findActivity(storeId: string, activityId: string): Promise<ActivityRecord | null> {
+    this.assertOpen();
+    const storeNum = this.state.storeNums.get(storeId);
+    return storeNum === undefined ? null : findActivityRow(this.sql, storeNum, activityId);
+  }
+
+  /** Raw attachments by sha2 (xAPI §2.4.11). */
   async findAttachments(
     storeId: string,
     sha2s: string[],
@@ -500,6 +536,46 @@ export class SqljsStorage implements Storage {
       if (row) found.push({ sha2, contentType: row[0] as string, content: row[1] as Uint8Array });
     }
     return found;
+  }
+
+  // Documents (State, Activity Profile, Agent Profile): table and operations in documents.ts
+
+  async findDocument(storeId: string, key: DocumentKey): Promise<StoredDocument | null> {
+    this.assertOpen();
+    const storeNum = this.state.storeNums.get(storeId);
+    return storeNum === undefined ? null : findDocumentRow(this.sql, storeNum, key);
+  }
+
+  async listDocumentIds(storeId: string, set: DocumentSet): Promise<string[]> {
+    this.assertOpen();
+    const storeNum = this.state.storeNums.get(storeId);
+    return storeNum === undefined ? [] : listDocumentIdRows(this.sql, storeNum, set);
+  }
+
+  async upsertDocument(storeId: string, key: DocumentKey, document: DocumentContent, ifCurrent: string | null): Promise<boolean> {
+    await this.writable();
+    const storeNum = this.storeNum(storeId);
+    // Compare and write with no await between: another write cannot slip in.
+    if (currentEtag(this.sql, storeNum, key) !== ifCurrent) return false;
+    await this.commit(upsertDocumentOp(storeNum, key, document));
+    return true;
+  }
+
+  async deleteDocument(storeId: string, key: DocumentKey, ifCurrent?: string): Promise<boolean> {
+    await this.writable();
+    const storeNum = this.storeNum(storeId);
+    const current = currentEtag(this.sql, storeNum, key);
+    if (current === null || (ifCurrent !== undefined && current !== ifCurrent)) return false;
+    await this.commit(deleteDocumentsOp(storeNum, key, key.id));
+    return true;
+  }
+
+  async deleteDocuments(storeId: string, set: DocumentSet): Promise<number> {
+    await this.writable();
+    const storeNum = this.storeNum(storeId);
+    const count = countDocumentRows(this.sql, storeNum, set);
+    if (count > 0) await this.commit(deleteDocumentsOp(storeNum, set));
+    return count;
   }
 
   // Rejections and the Statement Explorer
@@ -565,6 +641,21 @@ export class SqljsStorage implements Storage {
     records.sort((a, b) => b.seq - a.seq);
     const page = records.slice(0, limit);
     return { records: page, nextBeforeSeq: records.length > limit ? page[page.length - 1]!.seq : null };
+  }
+
+  // Console: statistics and maintenance (ingestion.ts, empty-store.ts)
+
+  async emptyStore(storeId: string): Promise<void> {
+    await this.writable();
+    await this.commit({ t: 'emptyStore', storeNum: this.storeNum(storeId) });
+  }
+
+  async ingestionReport(query: IngestionQuery): Promise<IngestionStats> {
+    this.assertOpen();
+    if (query.storeId === undefined) return ingestionReportRows(this.sql, null, query);
+    const storeNum = this.state.storeNums.get(query.storeId);
+    if (storeNum === undefined) return { series: [], totals: { accepted: 0, voided: 0, rejected: 0 }, topVerbs: [], topActivities: [] };
+    return ingestionReportRows(this.sql, storeNum, query);
   }
 
   async stats(storeId?: string): Promise<StorageStats> {
@@ -878,6 +969,7 @@ function toOpRow(row: StatementRow, seq: number): StatementOpRow {
     verbId: row.verbId,
     registration: row.registration,
     voidsStatementId: row.voidsStatementId,
+    targetStatementId: row.targetStatementId ?? null,
     terms: dedupeTerms(row.terms),
   };
   if (row.attachments?.length) {

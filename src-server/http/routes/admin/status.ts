@@ -1,11 +1,19 @@
-/** /admin/api/status: what the console shows about the service it manages. */
+/** /admin/api/status: what the console shows about the service it manages (the Connection screen). */
 import type { FastifyInstance } from 'fastify';
+import type { ServiceStatusView } from '../../../admin/contract';
 import { SERVICE_VERSION } from '../../../service-version';
 import type { AdminRouteDeps } from './stores';
 
-export default async function statusRoutes(app: FastifyInstance, deps: AdminRouteDeps & { startedAt: string }): Promise<void> {
-  app.get('/status', async () => {
+/** Where the service runs; known to whoever started it (service.ts), once it listens. */
+export type ServiceInfo = Pick<ServiceStatusView, 'listenUrl' | 'host' | 'port' | 'dataDir'>;
+
+export default async function statusRoutes(
+  app: FastifyInstance,
+  deps: AdminRouteDeps & { startedAt: string; serviceInfo?: () => ServiceInfo },
+): Promise<void> {
+  app.get('/status', async (): Promise<ServiceStatusView> => {
     const [stores, stats] = await Promise.all([deps.storage.listStores(), deps.storage.stats()]);
+    const publicUrl = deps.publicUrl();
     return {
       version: SERVICE_VERSION,
       startedAt: deps.startedAt,
@@ -13,6 +21,8 @@ export default async function statusRoutes(app: FastifyInstance, deps: AdminRout
       statements: stats.statements,
       rejections: stats.rejections,
       databaseBytes: stats.databaseBytes,
+      ...deps.serviceInfo?.(),
+      ...(publicUrl ? { publicUrl } : {}),
     };
   });
 }

@@ -1,6 +1,7 @@
 /** /admin/api/stores: create, list, read, rename, delete. */
 import type { FastifyInstance } from 'fastify';
 import { createStoreSchema, deleteStoreSchema, updateStoreSchema } from '../../../admin/contract';
+import { storeSummary } from '../../../admin/store-actions';
 import { createStore, deleteStore, renameStore, toStoreView } from '../../../admin/stores';
 import type { Storage, StoreRecord } from '../../../storage/storage';
 import { errors } from '../../errors';
@@ -20,7 +21,10 @@ export async function findStoreOr404(storage: Storage, slug: string): Promise<St
 export default async function storeRoutes(app: FastifyInstance, deps: AdminRouteDeps): Promise<void> {
   const { storage, publicUrl } = deps;
 
-  app.get('/stores', async () => ({ stores: (await storage.listStores()).map((store) => toStoreView(store, publicUrl())) }));
+  // With each Store's counts and last activity (the Stores screen's list).
+  app.get('/stores', async () => ({
+    stores: await Promise.all((await storage.listStores()).map((store) => storeSummary(storage, store, publicUrl()))),
+  }));
 
   app.post('/stores', async (request, reply) => {
     const input = parseInput(createStoreSchema, request.body, 'body');

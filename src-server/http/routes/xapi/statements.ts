@@ -1,10 +1,19 @@
-/** /statements: POST, PUT, GET (xAPI Part Three §2.1). Thin over lrs/statement-*.ts. */
+/**
+ * /statements: POST, PUT, GET and HEAD (xAPI Part Three §2.1). Thin over lrs/statement-*.ts.
+ *
+ * Bodies are application/json or multipart/mixed (statements with attachments, Part Three §1.5);
+ * any other Content-Type is refused with 400, as ADL's suites expect (XAPI-00127), not 415.
+ * GET answers application/json, or multipart/mixed with the raw attachments when attachments=true.
+ */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasScope } from '../../../admin/api-keys';
 import type { OperationFailure } from '../../../lrs/failure';
 import { readMore, readStatements, type StatementReadResult } from '../../../lrs/statement-reads';
 import { recordStatements } from '../../../lrs/statement-writes';
 import type { StoredClock } from '../../../lrs/stored-clock';
+import { buildMultipart, chooseBoundary, mediaTypeOf, parseMultipart } from '../../../xapi/multipart';
+import { readStatementParts } from '../../../xapi/statement-attachments';
+import type { AttachmentPart } from '../../../xapi/statement-attachments';
 import { parseStatementQuery } from '../../../xapi/statement-query';
 import { LrsError, errors } from '../../errors';
 import type { Storage } from '../../../storage/storage';
@@ -44,7 +53,42 @@ function acceptLanguages(request: FastifyRequest): string[] {
     .filter((tag) => tag !== '' && tag !== '*');
 }
 
+const CONSISTENT_THROUGH = 'X-Experience-API-Consistent-Through';
+
+/** The statements and raw attachments of a POST or PUT, by its Content-Type. */
+function readStatementBody(request: FastifyRequest): { body: unknown; attachments: AttachmentPart[] } {
+  const contentType = request.headers['content-type'] ?? '';
+  const mediaType = mediaTypeOf(contentType);
+  if (mediaType === 'application/json') return { body: request.body, attachments: [] };
+  if (mediaType === 'multipart/mixed') {
+    const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    const multipart = parseMultipart(raw, contentType);
+    if (!multipart.ok) throw errors.invalidBody(`The multipart/mixed body cannot be read: ${multipart.message}.`);
+    const parts = readStatementParts(multipart.parts);
+    if (!parts.ok) throw errors.badRequest('invalid_attachment', `The multipart/mixed body is not a statements request: ${parts.issue.message}.`);
+    return { body: parts.body, attachments: parts.attachments };
+  }
+  throw errors.badRequest(
+    'unsupported_media_type',
+    `Statements are sent as Content-Type application/json, or multipart/mixed with attachments; got ${JSON.stringify(contentType || 'none')}.`,
+    'Content-Type',
+  );
+}
+
 export default async function statementRoutes(app: FastifyInstance, deps: StatementRouteDeps): Promise<void> {
+  // Part Three §2.1.3.s2.b5 (XAPI-00153): every GET answer carries the header, errors included.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if ((request.method === 'GET' || request.method === 'HEAD') && !reply.hasHeader(CONSISTENT_THROUGH)) {
+      // Every statement acknowledged before now is visible (writes are synchronous in memory).
+      reply.header(CONSISTENT_THROUGH, new Date().toISOString());
+    }
+    return payload;
+  });
+  // JSON keeps Fastify's parser; multipart/mixed and anything else arrive as bytes, for
+  // readStatementBody to split or refuse. Scoped to this plugin: other resources are unaffected.
+  app.addContentTypeParser('multipart/mixed', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
   const context = (request: FastifyRequest) => ({
     storage: deps.storage,
     store: request.lrsStore,
@@ -56,7 +100,8 @@ export default async function statementRoutes(app: FastifyInstance, deps: Statem
 
   app.post('/statements', async (request, reply) => {
     requireScope(request, 'statements/write');
-    const outcome = await recordStatements(context(request), request.body);
+    const { body, attachments } = readStatementBody(request);
+    const outcome = await recordStatements(context(request), body, { attachments });
     if (!outcome.ok) throw failureToError(outcome.failure);
     return reply.code(200).send(outcome.value);
   });
@@ -70,7 +115,8 @@ export default async function statementRoutes(app: FastifyInstance, deps: Statem
     if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(statementId)) {
       throw errors.invalidParameter(`statementId must be a UUID, got "${statementId.slice(0, 100)}".`, 'statementId');
     }
-    const outcome = await recordStatements(context(request), request.body, { statementId: statementId.toLowerCase() });
+    const { body, attachments } = readStatementBody(request);
+    const outcome = await recordStatements(context(request), body, { statementId: statementId.toLowerCase(), attachments });
     if (!outcome.ok) throw failureToError(outcome.failure);
     return reply.code(204).send();
   });
@@ -94,8 +140,23 @@ export default async function statementRoutes(app: FastifyInstance, deps: Statem
 
 function sendRead(reply: FastifyReply, result: StatementReadResult) {
   // Every statement acknowledged before this read is visible to it (writes are synchronous in memory).
-  reply.header('X-Experience-API-Consistent-Through', new Date().toISOString());
+  reply.header(CONSISTENT_THROUGH, new Date().toISOString());
   const lastModified = result.kind === 'single' ? result.stored : result.lastStored;
   if (lastModified) reply.header('Last-Modified', new Date(lastModified).toUTCString());
-  return reply.code(200).send(result.kind === 'single' ? result.statement : result.body);
+  const json = result.kind === 'single' ? result.statement : result.body;
+  if (result.attachments === undefined) return reply.code(200).send(json);
+  // attachments=true (Part Three §2.1.3): the statements first, then each attachment's raw data.
+  const parts = [
+    { headers: { 'Content-Type': 'application/json' }, body: Buffer.from(JSON.stringify(json), 'utf8') },
+    ...result.attachments.map((attachment) => ({
+      headers: {
+        'Content-Type': attachment.contentType,
+        'Content-Transfer-Encoding': 'binary',
+        'X-Experience-API-Hash': attachment.sha2,
+      },
+      body: attachment.content,
+    })),
+  ];
+  const boundary = chooseBoundary(parts);
+  return reply.code(200).type(`multipart/mixed; boundary=${boundary}`).send(buildMultipart(boundary, parts));
 }

@@ -15,8 +15,10 @@ export function serviceStatusText({ status, error }: ServiceStatusState): Status
   }
   const detail = status.message !== undefined ? { detail: status.message } : {};
   switch (status.state) {
+    case 'starting':
+      return { label: 'Service starting', color: 'yellow', ...detail };
     case 'running':
-      return { label: 'Service running', color: 'teal', ...detail };
+      return { label: 'Service running', color: 'teal', ...(status.url !== undefined ? { detail: status.url } : {}), ...detail };
     case 'restarting':
       return { label: 'Service restarting', color: 'yellow', ...detail };
     case 'failed':

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { LoreBridge, ServiceStatus } from '../src-main/bridge-types';
+import type { LoreBridge, ServiceStatus } from '../../src-main/bridge-types';
 
 export interface ServiceStatusState {
   /** Undefined until the first answer. */

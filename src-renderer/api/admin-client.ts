@@ -1,0 +1,63 @@
+/**
+ * The console's one way to reach the service it manages. Two transports implement it: HTTP with
+ * the admin token (the web console at /admin/) and the desktop bridge (IPC to the main process,
+ * which forwards to the active connection). Features depend on this interface only; lint forbids
+ * them to import a transport.
+ */
+import type { AdminInput, AdminOperationName, AdminOutput, LiveEventView } from '../../src-server/admin/contract';
+
+export type { AdminInput, AdminOperationName, AdminOutput, LiveEventView };
+
+/** Which deployment the console manages; the header always shows it. */
+export interface ConnectionInfo {
+  /** `web`: this page is served by the service itself; `local`/`remote`: the desktop app. */
+  kind: 'web' | 'local' | 'remote';
+  url: string;
+  label: string;
+}
+
+export interface SubscribeOptions {
+  /** Only events of this Store; every Store when absent. */
+  store?: string;
+  /** Told when the live stream connects or drops (the console shows "live" or "reconnecting"). */
+  onConnectionChange?: (connected: boolean) => void;
+}
+
+export interface AdminClient {
+  call<N extends AdminOperationName>(name: N, input: AdminInput<N>): Promise<AdminOutput<N>>;
+  /** Live statement events; returns the function that unsubscribes. */
+  subscribe(listener: (event: LiveEventView) => void, options?: SubscribeOptions): () => void;
+  connection(): Promise<ConnectionInfo>;
+}
+
+export interface AdminErrorFields {
+  status: number;
+  code: string;
+  message: string;
+  field?: string;
+  statementIndex?: number;
+}
+
+/** An admin API error as DESIGN.md's error body describes it; status 0 when the service is unreachable. */
+export class AdminError extends Error implements AdminErrorFields {
+  readonly status: number;
+  readonly code: string;
+  readonly field?: string;
+  readonly statementIndex?: number;
+
+  constructor(fields: AdminErrorFields) {
+    super(fields.message);
+    this.name = 'AdminError';
+    this.status = fields.status;
+    this.code = fields.code;
+    if (fields.field !== undefined) this.field = fields.field;
+    if (fields.statementIndex !== undefined) this.statementIndex = fields.statementIndex;
+  }
+}
+
+/** The error of a failed call as the UI shows it, whatever was thrown. */
+export function toAdminError(error: unknown): AdminError {
+  if (error instanceof AdminError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new AdminError({ status: 0, code: 'unexpected', message });
+}

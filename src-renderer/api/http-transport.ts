@@ -1,0 +1,94 @@
+/**
+ * The AdminClient of the web console (/admin/): HTTP to the page's own origin with the admin
+ * token the user signed in with. Requests are built by the contract's `buildAdminRequest`, the
+ * same function the desktop main process forwards with, so paths are written once.
+ */
+import { buildAdminRequest } from '../../src-server/admin/contract';
+import type { AdminClient, AdminInput, AdminOperationName, AdminOutput, ConnectionInfo, LiveEventView, SubscribeOptions } from './admin-client';
+import { AdminError } from './admin-client';
+import { parseErrorBody } from './error-body';
+import { createSseParser, reconnectDelayMs } from './sse';
+
+export interface HttpClientOptions {
+  /** Origin of the service, e.g. http://127.0.0.1:8411 (no trailing slash). */
+  baseUrl: string;
+  token: string;
+  fetch?: typeof fetch;
+  /** Called when the service refuses the token (401): the console goes back to sign-in. */
+  onUnauthorized?: () => void;
+}
+
+export function createHttpAdminClient(options: HttpClientOptions): AdminClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const doFetch = options.fetch ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args));
+  const authorization = `Bearer ${options.token}`;
+
+  async function call<N extends AdminOperationName>(name: N, input: AdminInput<N>): Promise<AdminOutput<N>> {
+    const request = buildAdminRequest(name, input);
+    let response: Response;
+    try {
+      response = await doFetch(`${baseUrl}/admin/api${request.path}`, {
+        method: request.method,
+        headers: request.body ? { authorization, 'content-type': 'application/json' } : { authorization },
+        ...(request.body ? { body: JSON.stringify(request.body) } : {}),
+      });
+    } catch (error) {
+      throw new AdminError({ status: 0, code: 'unreachable', message: `The service at ${baseUrl} cannot be reached (${(error as Error).message}).` });
+    }
+    const text = await response.text();
+    if (!response.ok) {
+      if (response.status === 401) options.onUnauthorized?.();
+      throw parseErrorBody(response.status, text);
+    }
+    return (text === '' ? undefined : JSON.parse(text)) as AdminOutput<N>;
+  }
+
+  function subscribe(listener: (event: LiveEventView) => void, subscribeOptions: SubscribeOptions = {}): () => void {
+    const controller = new AbortController();
+    let attempt = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const query = subscribeOptions.store ? `?store=${encodeURIComponent(subscribeOptions.store)}` : '';
+
+    // EventSource cannot send an Authorization header, so the stream is read with fetch.
+    const connect = async (): Promise<void> => {
+      try {
+        const response = await doFetch(`${baseUrl}/admin/api/events${query}`, {
+          headers: { authorization, accept: 'text/event-stream' },
+          signal: controller.signal,
+        });
+        if (response.status === 401) {
+          options.onUnauthorized?.();
+          return;
+        }
+        if (!response.ok || !response.body) throw new Error(`events answered ${response.status}`);
+        attempt = 0;
+        subscribeOptions.onConnectionChange?.(true);
+        const parser = createSseParser();
+        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          for (const message of parser.push(value)) {
+            if (message.event !== 'statement') continue;
+            const event = JSON.parse(message.data) as LiveEventView;
+            if (subscribeOptions.store && event.store !== subscribeOptions.store) continue;
+            listener(event);
+          }
+        }
+      } catch {
+        // dropped or refused: reconnect below unless unsubscribed
+      }
+      if (controller.signal.aborted) return;
+      subscribeOptions.onConnectionChange?.(false);
+      timer = setTimeout(() => void connect(), reconnectDelayMs(attempt++));
+    };
+    void connect();
+    return () => {
+      controller.abort();
+      if (timer !== undefined) clearTimeout(timer);
+    };
+  }
+
+  const info: ConnectionInfo = { kind: 'web', url: baseUrl, label: new URL(baseUrl).host };
+  return { call, subscribe, connection: async () => info };
+}

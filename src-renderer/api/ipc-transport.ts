@@ -1,0 +1,28 @@
+/**
+ * The AdminClient of the desktop app: every call goes through the preload bridge to the main
+ * process, which forwards it to the active connection (local service or remote deployment) with
+ * the same `buildAdminRequest`. The admin token never enters the renderer.
+ */
+import type { LoreBridge } from '../../src-main/bridge-types';
+import type { AdminClient, AdminInput, AdminOperationName, AdminOutput, LiveEventView, SubscribeOptions } from './admin-client';
+import { AdminError } from './admin-client';
+
+export function createIpcAdminClient(bridge: LoreBridge): AdminClient {
+  return {
+    async call<N extends AdminOperationName>(name: N, input: AdminInput<N>): Promise<AdminOutput<N>> {
+      const result = await bridge.admin(name, input);
+      if (!result.ok) throw new AdminError(result.error);
+      return result.value;
+    },
+    subscribe(listener: (event: LiveEventView) => void, options: SubscribeOptions = {}) {
+      // The main process keeps one stream per connection and relays it; it is "connected" as
+      // far as this window can tell.
+      options.onConnectionChange?.(true);
+      return bridge.onAdminEvent((event) => {
+        if (options.store && event.store !== options.store) return;
+        listener(event);
+      });
+    },
+    connection: () => bridge.connection(),
+  };
+}

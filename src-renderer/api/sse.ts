@@ -1,0 +1,54 @@
+/** One server-sent event: the `event:` name (default "message") and its joined `data:` lines. */
+export interface SseMessage {
+  event: string;
+  data: string;
+  id?: string;
+}
+
+/**
+ * An incremental parser of the text/event-stream format (HTML Living Standard, "Server-sent
+ * events", parsing an event stream). Chunks may split lines and events anywhere; `push` returns
+ * the events completed by the chunk. Comment lines (`: keep-alive`) are ignored.
+ */
+export function createSseParser(): { push(chunk: string): SseMessage[] } {
+  let buffer = '';
+  let event = '';
+  let data: string[] = [];
+  let id: string | undefined;
+  return {
+    push(chunk) {
+      buffer += chunk;
+      const messages: SseMessage[] = [];
+      let newline: RegExpExecArray | null;
+      const lineEnd = /\r\n|\r|\n/g;
+      let start = 0;
+      while ((newline = lineEnd.exec(buffer)) !== null) {
+        // A lone \r at the very end may be the first half of \r\n: wait for the next chunk.
+        if (newline[0] === '\r' && newline.index === buffer.length - 1) break;
+        const line = buffer.slice(start, newline.index);
+        start = newline.index + newline[0].length;
+        if (line === '') {
+          if (data.length > 0) messages.push({ event: event || 'message', data: data.join('\n'), ...(id !== undefined ? { id } : {}) });
+          event = '';
+          data = [];
+          continue;
+        }
+        if (line.startsWith(':')) continue;
+        const colon = line.indexOf(':');
+        const name = colon === -1 ? line : line.slice(0, colon);
+        let value = colon === -1 ? '' : line.slice(colon + 1);
+        if (value.startsWith(' ')) value = value.slice(1);
+        if (name === 'event') event = value;
+        else if (name === 'data') data.push(value);
+        else if (name === 'id') id = value;
+      }
+      buffer = buffer.slice(start);
+      return messages;
+    },
+  };
+}
+
+/** Delay before reconnect attempt `attempt` (0-based): doubling from 500 ms, capped at 15 s. */
+export function reconnectDelayMs(attempt: number): number {
+  return Math.min(15_000, 500 * 2 ** Math.max(0, attempt));
+}

@@ -1,0 +1,19 @@
+import type { ExplorerQueryInput } from '../../../src-server/admin/contract';
+import { useAdminQuery, useLiveEvents } from '../../api/hooks';
+
+export type ExplorerFilters = Pick<ExplorerQueryInput, 'agent' | 'activity' | 'verb' | 'status' | 'since' | 'until'>;
+
+/**
+ * One page of a Store's statements. On the first page, new statements appear as they arrive: a
+ * live event of this Store asks for the page again (the events carry no statement body).
+ */
+export function useExplorerPage(slug: string | undefined, filters: ExplorerFilters, cursor: string | undefined, limit = 25) {
+  const input = slug === undefined ? null : { slug, ...withoutEmpty(filters), limit, ...(cursor ? { cursor } : {}) };
+  const page = useAdminQuery('statements.search', input);
+  const live = useLiveEvents(() => page.reload(), { store: slug, throttleMs: 200, enabled: slug !== undefined && cursor === undefined });
+  return { ...page, live };
+}
+
+function withoutEmpty(filters: ExplorerFilters): ExplorerFilters {
+  return Object.fromEntries(Object.entries(filters).filter(([, value]) => value !== undefined && value !== '')) as ExplorerFilters;
+}

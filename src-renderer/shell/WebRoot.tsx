@@ -1,0 +1,42 @@
+import { useCallback, useMemo, useState } from 'react';
+import { clearAdminToken, readAdminToken, saveAdminToken } from '../api/admin-token-store';
+import { AdminClientProvider } from '../api/client-context';
+import { createHttpAdminClient } from '../api/http-transport';
+import { App } from './App';
+import { SignInScreen } from './SignInScreen';
+
+/** The web console (/admin/ on the service): sign in with the admin token, then the console over HTTP. */
+export function WebRoot() {
+  const baseUrl = window.location.origin;
+  const [token, setToken] = useState<string | null>(() => readAdminToken());
+  const [reason, setReason] = useState<string>();
+
+  const signOut = useCallback((why?: string) => {
+    clearAdminToken();
+    setReason(why);
+    setToken(null);
+  }, []);
+  const client = useMemo(
+    () => (token ? createHttpAdminClient({ baseUrl, token, onUnauthorized: () => signOut('The service no longer accepts this admin token. Sign in again.') }) : null),
+    [baseUrl, token, signOut],
+  );
+
+  if (!client) {
+    return (
+      <SignInScreen
+        baseUrl={baseUrl}
+        reason={reason}
+        onSignedIn={(next) => {
+          saveAdminToken(next);
+          setReason(undefined);
+          setToken(next);
+        }}
+      />
+    );
+  }
+  return (
+    <AdminClientProvider client={client}>
+      <App onSignOut={() => signOut()} />
+    </AdminClientProvider>
+  );
+}

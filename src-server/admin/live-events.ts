@@ -1,0 +1,123 @@
+/**
+ * Live events: every statement accepted, voided or rejected, as it is recorded, for the admin
+ * API's event stream (GET /admin/api/events) and through it the console.
+ *
+ * One in-process bus per Storage instance (so two services in one process, as in tests, never
+ * see each other's events). The write path (lrs/statement-writes.ts) calls `announce*` after its
+ * write resolved; they return at once. When nobody listens they do nothing at all; otherwise the
+ * few reads that complete an event (its seq) run on a later turn of the event loop, so the client
+ * that sent the statements never waits for them.
+ */
+import { EventEmitter } from 'node:events';
+import type { RejectionRow, Storage, StoreRecord } from '../storage/storage';
+import type { LiveEventView } from './contract';
+
+export type LiveEventListener = (event: LiveEventView) => void;
+
+export class LiveEventBus {
+  private readonly emitter = new EventEmitter();
+
+  constructor() {
+    // Every open console tab is a listener; the stream route bounds what each one may buffer.
+    this.emitter.setMaxListeners(0);
+  }
+
+  get listening(): boolean {
+    return this.emitter.listenerCount('statement') > 0;
+  }
+
+  publish(event: LiveEventView): void {
+    this.emitter.emit('statement', event);
+  }
+
+  /** Returns the unsubscribe function. */
+  subscribe(listener: LiveEventListener): () => void {
+    // One throwing listener must not keep the others from their events.
+    const safe: LiveEventListener = (event) => {
+      try {
+        listener(event);
+      } catch {
+        // the listener's own problem
+      }
+    };
+    this.emitter.on('statement', safe);
+    return () => this.emitter.off('statement', safe);
+  }
+}
+
+const buses = new WeakMap<Storage, LiveEventBus>();
+
+export function liveEventBus(storage: Storage): LiveEventBus {
+  let bus = buses.get(storage);
+  if (!bus) {
+    bus = new LiveEventBus();
+    buses.set(storage, bus);
+  }
+  return bus;
+}
+
+function later(storage: Storage, work: (bus: LiveEventBus) => Promise<void>): void {
+  const bus = buses.get(storage);
+  if (!bus?.listening) return;
+  setImmediate(() => {
+    // An event lost to a storage error only delays the console until its next refresh.
+    work(bus).catch(() => {});
+  });
+}
+
+/**
+ * Statements a write inserted (`inserted`: their ids; the rows that came back unchanged are not
+ * news). A voiding statement also announces its target, now voided.
+ */
+export function announceStatements(
+  storage: Storage,
+  store: StoreRecord,
+  rows: ReadonlyArray<{ statementId: string; voidsStatementId: string | null }>,
+  inserted: readonly string[],
+): void {
+  if (inserted.length === 0) return;
+  later(storage, async (bus) => {
+    const fresh = new Set(inserted);
+    for (const row of rows) {
+      if (!fresh.has(row.statementId)) continue;
+      const stored = await storage.findStatement(store.id, row.statementId);
+      if (stored) {
+        bus.publish({
+          store: store.slug,
+          seq: stored.seq,
+          status: stored.voided ? 'voided' : 'accepted',
+          statementId: stored.statementId,
+          receivedAt: stored.stored,
+        });
+      }
+      if (row.voidsStatementId === null) continue;
+      const target = await storage.findStatement(store.id, row.voidsStatementId);
+      if (target?.voided) {
+        bus.publish({ store: store.slug, seq: target.seq, status: 'voided', statementId: target.statementId, receivedAt: target.stored });
+      }
+    }
+  });
+}
+
+/**
+ * Statements a write refused and kept as rejections. Their seq is read back from the Explorer:
+ * the newest rejections of the same key at the same receipt time (best effort if the same key
+ * sent two refused requests in the same millisecond: the seqs may be swapped between them).
+ */
+export function announceRejections(storage: Storage, store: StoreRecord, rows: readonly RejectionRow[]): void {
+  if (rows.length === 0) return;
+  later(storage, async (bus) => {
+    const { receivedAt, keyId } = rows[0]!;
+    const page = await storage.searchExplorer(store.id, {
+      status: 'rejected',
+      since: receivedAt,
+      until: receivedAt,
+      limit: Math.min(500, rows.length * 4),
+    });
+    const mine = page.records.filter((record) => record.keyId === keyId && record.receivedAt === receivedAt).slice(0, rows.length);
+    // Newest first from the Explorer; announced in receipt order.
+    for (const record of mine.reverse()) {
+      bus.publish({ store: store.slug, seq: record.seq, status: 'rejected', statementId: record.statementId, receivedAt: record.receivedAt });
+    }
+  });
+}

@@ -1,0 +1,123 @@
+/**
+ * Activity definitions in the embedded database: one row per (Store, Activity id), written in the
+ * same journal record and SQL transaction as the statements that carried them.
+ *
+ * The merge (storage.ts, ActivityDefinitionRow) happens when the write is checked, before the
+ * record is encoded: the record carries each resulting definition whole, so replay only writes
+ * values (like every other operation) and never depends on the merge code of the release that
+ * replays it. Definitions a batch leaves unchanged — the usual case, as content repeats its
+ * definitions in every statement — are not in the record at all.
+ */
+import type { ActivityRecord, StatementRow } from '../storage';
+import type { Sql } from './sql';
+
+/**
+ * Created at open when missing, so a data directory written before this table existed opens and
+ * gains it (the schema version stays 1: the table is an addition nothing older reads).
+ */
+const ACTIVITIES_TABLE = `
+CREATE TABLE IF NOT EXISTS activities (
+  store_num INTEGER NOT NULL,
+  activity_id TEXT NOT NULL,
+  definition TEXT NOT NULL,
+  updated TEXT NOT NULL,
+  PRIMARY KEY (store_num, activity_id)
+) WITHOUT ROWID;
+`;
+
+/** One definition as an `insertStatements` record carries it: the merged result, whole. */
+export interface ActivityOpRow {
+  id: string;
+  definition: Record<string, unknown>;
+  updated: string;
+}
+
+export function ensureActivitiesTable(sql: Sql): void {
+  sql.db.exec(ACTIVITIES_TABLE);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Sets an own property, even one named "__proto__" (plain assignment would change the prototype). */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/**
+ * The merge every Storage implementation applies (storage.ts, ActivityDefinitionRow): members
+ * replace, objects on both sides merge key by key. Neither argument is changed.
+ */
+export function mergeDefinition(stored: Record<string, unknown>, received: Record<string, unknown>): Record<string, unknown> {
+  const merged: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(stored)) setOwn(merged, key, value);
+  for (const [key, value] of Object.entries(received)) {
+    const current = Object.hasOwn(merged, key) ? merged[key] : undefined;
+    if (isPlainObject(current) && isPlainObject(value)) {
+      const inner: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(current)) setOwn(inner, k, v);
+      for (const [k, v] of Object.entries(value)) setOwn(inner, k, v);
+      setOwn(merged, key, inner);
+    } else {
+      setOwn(merged, key, value);
+    }
+  }
+  return merged;
+}
+
+function storedDefinition(sql: Sql, storeNum: number, activityId: string): string | null {
+  const row = sql.first('SELECT definition FROM activities WHERE store_num = ? AND activity_id = ?', [storeNum, activityId]);
+  return row ? (row[0] as string) : null;
+}
+
+/**
+ * Merges the definitions of the rows about to be inserted, in order, over the stored ones.
+ * Returns the definitions that change, once each, with the `stored` time of the last row that
+ * changed them. Reads only: the caller journals and applies the result.
+ */
+export function mergeActivityDefinitions(sql: Sql, storeNum: number, rows: StatementRow[]): ActivityOpRow[] {
+  const current = new Map<string, { json: string | null; definition: Record<string, unknown> }>();
+  const changed = new Map<string, ActivityOpRow>();
+  for (const row of rows) {
+    for (const { activityId, definition } of row.activityDefinitions ?? []) {
+      let entry = current.get(activityId);
+      if (!entry) {
+        const json = storedDefinition(sql, storeNum, activityId);
+        entry = { json, definition: json === null ? {} : (JSON.parse(json) as Record<string, unknown>) };
+        current.set(activityId, entry);
+      }
+      const merged = mergeDefinition(entry.definition, definition);
+      const json = JSON.stringify(merged);
+      if (json === entry.json || Object.keys(merged).length === 0) continue;
+      current.set(activityId, { json, definition: merged });
+      changed.set(activityId, { id: activityId, definition: merged, updated: row.stored });
+    }
+  }
+  return [...changed.values()];
+}
+
+/** Applies an `insertStatements` record's definitions (replay does exactly this too). */
+export function upsertActivities(sql: Sql, storeNum: number, rows: ActivityOpRow[]): void {
+  for (const row of rows) {
+    sql.run('INSERT OR REPLACE INTO activities (store_num, activity_id, definition, updated) VALUES (?, ?, ?, ?)', [
+      storeNum,
+      row.id,
+      JSON.stringify(row.definition),
+      row.updated,
+    ]);
+  }
+}
+
+export function deleteStoreActivities(sql: Sql, storeNum: number): void {
+  sql.run('DELETE FROM activities WHERE store_num = ?', [storeNum]);
+}
+
+export function findActivityRow(sql: Sql, storeNum: number, activityId: string): ActivityRecord | null {
+  const row = sql.first('SELECT definition, updated FROM activities WHERE store_num = ? AND activity_id = ?', [
+    storeNum,
+    activityId,
+  ]);
+  if (!row) return null;
+  return { activityId, definition: JSON.parse(row[0] as string) as Record<string, unknown>, updated: row[1] as string };
+}

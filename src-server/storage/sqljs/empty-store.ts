@@ -1,0 +1,41 @@
+/**
+ * Emptying a Store (the console's "Empty this test Store"): every row the Store owns goes, the
+ * Store and its API keys stay, so content and authoring tools keep sending with the same keys.
+ * One journal record, applied in one SQL transaction like every other write.
+ */
+import type { ApplyState } from './ops';
+
+export interface EmptyStoreOp {
+  t: 'emptyStore';
+  storeNum: number;
+}
+
+/**
+ * The tables of Store data, keyed by `store_num`. A test (test/storage/sqljs-console.test.ts)
+ * fails when a table with a `store_num` column is in neither this list nor KEPT_STORE_TABLES, so
+ * a new table is a decision, not an omission.
+ */
+export const STORE_DATA_TABLES = [
+  'statement_terms',
+  'statement_targets',
+  'statements',
+  'attachments',
+  'rejections',
+  'documents',
+  'activities',
+  'ingestion_minutes',
+  'ingestion_top_hours',
+  'ingestion_top_days',
+] as const;
+
+/** Store-keyed tables that emptying keeps (settings of the Store rather than its data). */
+export const KEPT_STORE_TABLES: readonly string[] = [];
+
+export function applyEmptyStore(state: ApplyState, op: EmptyStoreOp): void {
+  for (const table of STORE_DATA_TABLES) state.sql.run(`DELETE FROM ${table} WHERE store_num = ?`, [op.storeNum]);
+  const counts = state.counts.get(op.storeNum);
+  if (counts) {
+    counts.statements = 0;
+    counts.rejections = 0;
+  }
+}

@@ -1,0 +1,221 @@
+/**
+ * Ingestion statistics in the embedded database: per-minute counts of accepted, voiding and
+ * rejected statements, and per-hour and per-day counts of accepted statements by verb and by
+ * object Activity.
+ *
+ * The counts are written by applyOp in the same SQL transaction (and so from the same journal
+ * record) as the statements and rejections they count: they are never out of step with the rows,
+ * replay rebuilds them exactly, and a report reads a few thousand aggregate rows instead of
+ * scanning a million statements. Their size depends on time and on the number of distinct verbs
+ * and activities, not on the number of statements.
+ */
+import type { IngestionQuery, IngestionStats } from '../storage';
+import type { RejectionOpRow, StatementOpRow } from './ops';
+import type { Sql } from './sql';
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+const BUCKET_MINUTES = { minute: 1, hour: 60, day: 1440 } as const;
+
+type TopKind = 'verb' | 'activity';
+
+/** A top-list table: accepted statements by verb and by object Activity per period of `unitMs`. */
+function topTable(name: string, unitMs: number): { name: string; create: string; backfill: string } {
+  return {
+    name,
+    create: `
+CREATE TABLE ${name} (
+  store_num INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  period INTEGER NOT NULL,
+  value TEXT NOT NULL,
+  count INTEGER NOT NULL,
+  PRIMARY KEY (store_num, kind, period, value)
+) WITHOUT ROWID;
+CREATE INDEX ${name}_time ON ${name} (kind, period);`,
+    backfill: `
+INSERT INTO ${name} (store_num, kind, period, value, count)
+SELECT store_num, 'verb', stored_ms / ${unitMs}, verb_id, count(*) FROM statements GROUP BY 1, 3, 4;
+INSERT INTO ${name} (store_num, kind, period, value, count)
+SELECT store_num, 'activity', stored_ms / ${unitMs}, json_extract(statement, '$.object.id'), count(*) FROM statements
+WHERE coalesce(json_extract(statement, '$.object.objectType'), 'Activity') = 'Activity'
+  AND json_type(statement, '$.object.id') = 'text'
+GROUP BY 1, 3, 4;`,
+  };
+}
+
+/**
+ * Each table, with the statements that rebuild it from the rows for a database written before it
+ * existed. Run at open, before the journal is replayed: replay then counts its own records.
+ */
+const TABLES = [
+  {
+    name: 'ingestion_minutes',
+    create: `
+CREATE TABLE ingestion_minutes (
+  store_num INTEGER NOT NULL,
+  minute INTEGER NOT NULL,
+  accepted INTEGER NOT NULL,
+  voided INTEGER NOT NULL,
+  rejected INTEGER NOT NULL,
+  PRIMARY KEY (store_num, minute)
+) WITHOUT ROWID;
+CREATE INDEX ingestion_minutes_time ON ingestion_minutes (minute);`,
+    backfill: `
+INSERT INTO ingestion_minutes (store_num, minute, accepted, voided, rejected)
+SELECT store_num, minute, sum(a), sum(v), sum(r) FROM (
+  SELECT store_num, stored_ms / ${MINUTE_MS} AS minute, 1 AS a, voids_statement_id IS NOT NULL AS v, 0 AS r FROM statements
+  UNION ALL
+  SELECT store_num, received_ms / ${MINUTE_MS}, 0, 0, 1 FROM rejections
+) GROUP BY store_num, minute;`,
+  },
+  // Hours for the edges of a range, days for its whole days: a 30-day top list reads about 30
+  // rows per verb or activity, not 720.
+  topTable('ingestion_top_hours', HOUR_MS),
+  topTable('ingestion_top_days', DAY_MS),
+];
+
+/** Tables of this module, for the Store's deletion and emptying. */
+export const INGESTION_TABLE_NAMES = TABLES.map((table) => table.name);
+
+/** Created at open when missing (the schema version stays 1: nothing older reads these tables). */
+export function ensureIngestionTables(sql: Sql): void {
+  for (const table of TABLES) {
+    if (sql.first("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [table.name])) continue;
+    sql.transaction(() => {
+      sql.db.exec(table.create);
+      sql.db.exec(table.backfill);
+    });
+  }
+}
+
+const UPSERT_MINUTE = `INSERT INTO ingestion_minutes (store_num, minute, accepted, voided, rejected) VALUES (?, ?, ?, ?, ?)
+ ON CONFLICT (store_num, minute) DO UPDATE SET accepted = accepted + excluded.accepted, voided = voided + excluded.voided,
+ rejected = rejected + excluded.rejected`;
+const upsertTop = (table: string) => `INSERT INTO ${table} (store_num, kind, period, value, count) VALUES (?, ?, ?, ?, ?)
+ ON CONFLICT (store_num, kind, period, value) DO UPDATE SET count = count + excluded.count`;
+const UPSERT_TOP_HOUR = upsertTop('ingestion_top_hours');
+const UPSERT_TOP_DAY = upsertTop('ingestion_top_days');
+
+/** The object Activity id of a statement, or null when its object is not an Activity. */
+function objectActivityId(statement: Record<string, unknown>): string | null {
+  const object = statement.object as { objectType?: unknown; id?: unknown } | undefined;
+  if (typeof object !== 'object' || object === null) return null;
+  if (object.objectType !== undefined && object.objectType !== 'Activity') return null;
+  return typeof object.id === 'string' ? object.id : null;
+}
+
+/** Counts per key, for one upsert per distinct key of a batch. */
+class Tally<T> {
+  readonly entries = new Map<string, { item: T; count: number }>();
+  add(key: string, item: T): void {
+    const seen = this.entries.get(key);
+    if (seen) seen.count++;
+    else this.entries.set(key, { item, count: 1 });
+  }
+}
+
+/** Counts the rows of an `insertStatements` operation (called by applyOp, inside its transaction). */
+export function countStatements(sql: Sql, storeNum: number, rows: StatementOpRow[]): void {
+  const minutes = new Map<number, { accepted: number; voided: number }>();
+  const hours = new Tally<[TopKind, number, string]>();
+  const days = new Tally<[TopKind, number, string]>();
+  const addTop = (kind: TopKind, ms: number, value: string) => {
+    const hour = Math.floor(ms / HOUR_MS);
+    const day = Math.floor(ms / DAY_MS);
+    hours.add(`${kind}\u0000${hour}\u0000${value}`, [kind, hour, value]);
+    days.add(`${kind}\u0000${day}\u0000${value}`, [kind, day, value]);
+  };
+  for (const row of rows) {
+    const ms = Date.parse(row.stored);
+    const minute = Math.floor(ms / MINUTE_MS);
+    const counts = minutes.get(minute) ?? { accepted: 0, voided: 0 };
+    counts.accepted++;
+    if (row.voidsStatementId !== null) counts.voided++;
+    minutes.set(minute, counts);
+    addTop('verb', ms, row.verbId);
+    const activity = objectActivityId(row.statement);
+    if (activity !== null) addTop('activity', ms, activity);
+  }
+  for (const [minute, counts] of minutes) sql.run(UPSERT_MINUTE, [storeNum, minute, counts.accepted, counts.voided, 0]);
+  for (const { item, count } of hours.entries.values()) sql.run(UPSERT_TOP_HOUR, [storeNum, ...item, count]);
+  for (const { item, count } of days.entries.values()) sql.run(UPSERT_TOP_DAY, [storeNum, ...item, count]);
+}
+
+/** Counts the rows of an `insertRejections` operation (called by applyOp, inside its transaction). */
+export function countRejections(sql: Sql, storeNum: number, rows: RejectionOpRow[]): void {
+  const minutes = new Map<number, number>();
+  for (const row of rows) {
+    const minute = Math.floor(Date.parse(row.receivedAt) / MINUTE_MS);
+    minutes.set(minute, (minutes.get(minute) ?? 0) + 1);
+  }
+  for (const [minute, n] of minutes) sql.run(UPSERT_MINUTE, [storeNum, minute, 0, 0, n]);
+}
+
+export function deleteStoreIngestion(sql: Sql, storeNum: number): void {
+  for (const table of INGESTION_TABLE_NAMES) sql.run(`DELETE FROM ${table} WHERE store_num = ?`, [storeNum]);
+}
+
+/**
+ * The report of one Store (`storeNum`) or of every Store (null). `since` and `until` are bucket
+ * starts (the caller aligns them); top lists count the whole hours the range touches.
+ */
+export function ingestionReportRows(sql: Sql, storeNum: number | null, query: IngestionQuery): IngestionStats {
+  const sinceMs = Date.parse(query.since);
+  const untilMs = Date.parse(query.until);
+  const size = BUCKET_MINUTES[query.bucket];
+  const storeFilter = storeNum === null ? '' : 'store_num = ? AND ';
+  const storeParam = storeNum === null ? [] : [storeNum];
+
+  const totals = { accepted: 0, voided: 0, rejected: 0 };
+  const series: IngestionStats['series'] = [];
+  // Buckets count from the epoch in whole minutes, so hours and days start on UTC boundaries.
+  for (const [bucket, accepted, voided, rejected] of sql.all(
+    `SELECT minute / ${size} AS bucket, sum(accepted), sum(voided), sum(rejected) FROM ingestion_minutes
+     WHERE ${storeFilter}minute >= ? AND minute < ? GROUP BY bucket ORDER BY bucket`,
+    [...storeParam, Math.floor(sinceMs / MINUTE_MS), Math.ceil(untilMs / MINUTE_MS)],
+  )) {
+    series.push({
+      start: new Date((bucket as number) * size * MINUTE_MS).toISOString(),
+      accepted: accepted as number,
+      rejected: rejected as number,
+    });
+    totals.accepted += accepted as number;
+    totals.voided += voided as number;
+    totals.rejected += rejected as number;
+  }
+
+  // The hours the range touches: whole days from the day table, the hours around them from the hour table.
+  const fromHour = Math.floor(sinceMs / HOUR_MS);
+  const toHour = Math.ceil(untilMs / HOUR_MS);
+  const fromDay = Math.ceil(fromHour / 24);
+  const toDay = Math.max(fromDay, Math.floor(toHour / 24));
+  const parts: string[] = [];
+  const partParams: Array<number | string> = [];
+  const part = (table: string, from: number, to: number, kind: TopKind) => {
+    if (from >= to) return;
+    parts.push(`SELECT value, count FROM ${table} WHERE ${storeFilter}kind = ? AND period >= ? AND period < ?`);
+    partParams.push(...storeParam, kind, from, to);
+  };
+  const top = (kind: TopKind) => {
+    parts.length = 0;
+    partParams.length = 0;
+    if (fromDay < toDay) {
+      part('ingestion_top_hours', fromHour, fromDay * 24, kind);
+      part('ingestion_top_days', fromDay, toDay, kind);
+      part('ingestion_top_hours', toDay * 24, toHour, kind);
+    } else {
+      part('ingestion_top_hours', fromHour, toHour, kind);
+    }
+    if (parts.length === 0) return [];
+    return sql
+      .all(`SELECT value, sum(count) AS n FROM (${parts.join(' UNION ALL ')}) GROUP BY value ORDER BY n DESC, value LIMIT ?`, [
+        ...partParams,
+        query.top,
+      ])
+      .map(([id, count]) => ({ id: id as string, count: count as number }));
+  };
+
+  return { series, totals, topVerbs: top('verb'), topActivities: top('activity') };
+}

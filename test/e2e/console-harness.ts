@@ -1,0 +1,92 @@
+/**
+ * End-to-end harness: a real Lore service in this process (port 0, temp data dir, known admin
+ * token) serving the built console at /admin/, and Debian's Chromium driven by playwright-core.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { startService, type RunningService } from '../../src-server/service';
+
+export const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
+export const SCREENS_DIR = process.env['LORE_SCREENS_DIR'] ?? '/tmp/lore-screens';
+
+const repo = new URL('../..', import.meta.url).pathname;
+
+/** Debian's Chromium (CI installs it); undefined when this machine has none. */
+export function findChromium(): string | undefined {
+  const candidates = [process.env['CHROMIUM_PATH'], '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter((p): p is string => !!p);
+  return candidates.find((path) => existsSync(path));
+}
+
+/** Builds main, preload and renderer into out/ (the service serves out/renderer at /admin/). */
+export async function buildConsole(): Promise<void> {
+  const electronVite = join(repo, 'node_modules/electron-vite/bin/electron-vite.js');
+  await promisify(execFile)(process.execPath, [electronVite, 'build', '--logLevel', 'warn'], { cwd: repo, timeout: 120_000 });
+}
+
+export interface ConsoleHarness {
+  service: RunningService;
+  context: BrowserContext;
+  page: Page;
+  /** Browser-side errors seen so far (uncaught exceptions, console errors). */
+  pageErrors: string[];
+  close(): Promise<void>;
+}
+
+export async function startConsoleHarness(executablePath: string): Promise<ConsoleHarness> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'lore-e2e-data-'));
+  const userDataDir = mkdtempSync(join(tmpdir(), 'lore-e2e-chromium-'));
+  const service = await startService({ port: 0, host: '127.0.0.1', dataDir, adminToken: ADMIN_TOKEN });
+  let context: BrowserContext | undefined;
+  try {
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      viewport: { width: 1360, height: 900 },
+    });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: service.url });
+    const page = context.pages()[0] ?? (await context.newPage());
+    const pageErrors: string[] = [];
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') pageErrors.push(message.text());
+    });
+    mkdirSync(SCREENS_DIR, { recursive: true });
+    const opened = context;
+    return {
+      service,
+      context: opened,
+      page,
+      pageErrors,
+      close: async () => {
+        await opened.close();
+        await service.stop();
+        rmSync(dataDir, { recursive: true, force: true });
+        rmSync(userDataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await context?.close();
+    await service.stop();
+    throw error;
+  }
+}
+
+export const XAPI_HEADERS = { 'X-Experience-API-Version': '1.0.3', 'Content-Type': 'application/json' };
+
+export function basic(id: string, secret: string): string {
+  return `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+}
+
+export function statement(email: string, name: string, activity: string, activityName: string, scaled?: number) {
+  return {
+    actor: { mbox: `mailto:${email}`, name },
+    verb: { id: 'http://adlnet.gov/expapi/verbs/completed', display: { 'en-US': 'completed' } },
+    object: { id: activity, definition: { name: { 'en-US': activityName } } },
+    ...(scaled === undefined ? {} : { result: { score: { scaled } } }),
+  };
+}

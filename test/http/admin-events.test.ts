@@ -1,0 +1,226 @@
+/** /admin/api/events over a real socket: the console reads it with fetch streaming. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { resolveAdminToken } from '../../src-server/admin/admin-token';
+import { liveEventSchema, type LiveEventView } from '../../src-server/admin/contract';
+import { liveEventBus } from '../../src-server/admin/live-events';
+import { buildServer } from '../../src-server/http/build-server';
+import { registerErrorHandling } from '../../src-server/http/plugins/error-handler';
+import eventRoutes from '../../src-server/http/routes/admin/events';
+import { openSqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
+import type { Storage } from '../../src-server/storage/storage';
+import { statement } from './test-app';
+
+const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+
+interface Running {
+  app: FastifyInstance;
+  storage: Storage;
+  base: string;
+  admin(pathname: string, init?: RequestInit): Promise<Response>;
+}
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function start(options: { heartbeatMs?: number } = {}): Promise<Running> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'lore-events-'));
+  const storage = await openSqljsStorage({ dataDir });
+  let base = '';
+  const app = buildServer({
+    storage,
+    adminToken: resolveAdminToken(dataDir, ADMIN_TOKEN).check,
+    publicUrl: () => base,
+    eventHeartbeatMs: options.heartbeatMs,
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  cleanups.push(async () => {
+    await app.close();
+    await storage.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const admin = (pathname: string, init: RequestInit = {}) =>
+    fetch(`${base}/admin/api${pathname}`, {
+      ...init,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json', ...init.headers },
+    });
+  return { app, storage, base, admin };
+}
+
+/** Reads a text/event-stream: collects events and comments as they arrive. */
+function readStream(response: Response) {
+  const events: Array<{ event: string; data: string }> = [];
+  const comments: string[] = [];
+  let ended = false;
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  const done = (async () => {
+    let buffer = '';
+    try {
+      for (;;) {
+        const { value, done: finished } = await reader.read();
+        if (finished) break;
+        buffer += value;
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) !== -1) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const lines = block.split('\n');
+          if (lines.every((line) => line.startsWith(':'))) comments.push(...lines.map((line) => line.slice(1).trim()));
+          const event = lines.find((line) => line.startsWith('event: '))?.slice(7);
+          const data = lines.filter((line) => line.startsWith('data: ')).map((line) => line.slice(6)).join('\n');
+          if (event) events.push({ event, data });
+        }
+      }
+    } catch {
+      // aborted or cut by the server
+    }
+    ended = true;
+  })();
+  return {
+    events,
+    comments,
+    statements: () => events.filter((e) => e.event === 'statement').map((e) => liveEventSchema.parse(JSON.parse(e.data))),
+    get ended() {
+      return ended;
+    },
+    done,
+    cancel: () => reader.cancel().catch(() => {}),
+  };
+}
+
+async function createStoreAndKey(r: Running, slug: string): Promise<{ basic: string }> {
+  expect((await r.admin('/stores', { method: 'POST', body: JSON.stringify({ slug, name: slug }) })).status).toBe(201);
+  const key = await r.admin(`/stores/${slug}/keys`, { method: 'POST', body: JSON.stringify({ name: 'k' }) });
+  return (await key.json()) as { basic: string };
+}
+
+function sendStatements(r: Running, slug: string, key: { basic: string }, body: unknown): Promise<Response> {
+  return fetch(`${r.base}/${slug}/xAPI/statements`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${key.basic}`, 'x-experience-api-version': '1.0.3', 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+describe('live events', () => {
+  it('streams every accepted, voided and rejected statement as it is recorded, with the seq the Explorer shows', async () => {
+    const r = await start();
+    const key = await createStoreAndKey(r, 'demo');
+    const response = await r.admin('/events');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const stream = readStream(response);
+    cleanups.push(stream.cancel);
+    await vi.waitFor(() => expect(stream.comments).toContain('connected'));
+
+    const [id] = (await (await sendStatements(r, 'demo', key, statement())).json()) as string[];
+    expect((await sendStatements(r, 'demo', key, { actor: { mbox: 'nobody' } })).status).toBe(400);
+    const voiding = statement({ verb: { id: 'http://adlnet.gov/expapi/verbs/voided' }, object: { objectType: 'StatementRef', id } });
+    expect((await sendStatements(r, 'demo', key, voiding)).status).toBe(200);
+
+    await vi.waitFor(() => expect(stream.statements()).toHaveLength(4), { timeout: 2000 });
+    const events = stream.statements();
+    expect(events.map((e) => [e.status, e.statementId === id])).toEqual([
+      ['accepted', true],
+      ['rejected', false],
+      ['accepted', false],
+      ['voided', true],
+    ]);
+    expect(events.every((e) => e.store === 'demo')).toBe(true);
+    const explorer = (await (await r.admin('/stores/demo/statements')).json()) as { records: Array<{ seq: number; status: string }> };
+    expect(new Set(events.map((e) => e.seq))).toEqual(new Set(explorer.records.map((record) => record.seq)));
+  });
+
+  it("sends only the named Store's events with ?store=", async () => {
+    const r = await start();
+    const demo = await createStoreAndKey(r, 'demo');
+    const other = await createStoreAndKey(r, 'other');
+    const stream = readStream(await r.admin('/events?store=other'));
+    cleanups.push(stream.cancel);
+    await vi.waitFor(() => expect(stream.comments).toContain('connected'));
+    await sendStatements(r, 'demo', demo, statement());
+    await sendStatements(r, 'other', other, statement());
+    await vi.waitFor(() => expect(stream.statements()).toHaveLength(1));
+    // The demo statement was sent first: had it been streamed, it would be here already.
+    expect(stream.statements()[0]!.store).toBe('other');
+  });
+
+  it('streams the console test statement too', async () => {
+    const r = await start();
+    await createStoreAndKey(r, 'demo');
+    const stream = readStream(await r.admin('/events'));
+    cleanups.push(stream.cancel);
+    await vi.waitFor(() => expect(stream.comments).toContain('connected'));
+    const { statementId } = (await (await r.admin('/stores/demo/test-statement', { method: 'POST', body: '{}' })).json()) as { statementId: string };
+    await vi.waitFor(() => expect(stream.statements().map((e) => e.statementId)).toEqual([statementId]));
+  });
+
+  it('sends heartbeat comments', async () => {
+    const r = await start({ heartbeatMs: 20 });
+    const stream = readStream(await r.admin('/events'));
+    cleanups.push(stream.cancel);
+    await vi.waitFor(() => expect(stream.comments.filter((c) => c === 'heartbeat').length).toBeGreaterThanOrEqual(2));
+  });
+
+  it('needs the admin token, and a known Store when one is named', async () => {
+    const r = await start();
+    expect((await fetch(`${r.base}/admin/api/events`)).status).toBe(401);
+    const unknown = await r.admin('/events?store=nope');
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe('store_not_found');
+  });
+
+  it('stops listening when the client disconnects', async () => {
+    const r = await start();
+    // node:http rather than fetch: the test controls the one socket and closes it.
+    const request = http.get(`${r.base}/admin/api/events`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, agent: false });
+    const response = await new Promise<http.IncomingMessage>((resolve) => request.on('response', resolve));
+    expect(response.statusCode).toBe(200);
+    await vi.waitFor(() => expect(liveEventBus(r.storage).listening).toBe(true));
+    request.destroy();
+    await vi.waitFor(() => expect(liveEventBus(r.storage).listening).toBe(false));
+  });
+
+  it('ends open streams when the service stops, so stopping does not hang', async () => {
+    const r = await start();
+    const stream = readStream(await r.admin('/events'));
+    await vi.waitFor(() => expect(stream.comments).toContain('connected'));
+    await r.app.close();
+    await stream.done;
+    expect(stream.ended).toBe(true);
+  });
+});
+
+describe('a client that stops reading', () => {
+  it('is disconnected once its buffer passes the bound, and no longer listens', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'lore-events-'));
+    const storage = await openSqljsStorage({ dataDir });
+    const app = Fastify();
+    registerErrorHandling(app);
+    await app.register(eventRoutes, { storage, publicUrl: () => '', maxBufferedBytes: 64 * 1024 });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    cleanups.push(async () => {
+      await app.close();
+      await storage.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+    const response = await fetch(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}/events`);
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    await reader.read(); // ": connected", then the client reads nothing more
+    const bus = liveEventBus(storage);
+    const event: LiveEventView = { store: 'demo', seq: 1, status: 'accepted', statementId: 'x'.repeat(36), receivedAt: new Date().toISOString() };
+    // Far more than the socket and the bound hold, all in one turn: the client cannot have read them.
+    for (let i = 0; i < 50_000 && bus.listening; i++) bus.publish({ ...event, seq: i });
+    expect(bus.listening).toBe(false);
+    await reader.cancel().catch(() => {});
+  });
+});
