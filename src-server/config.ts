@@ -6,10 +6,13 @@
  *   --data-dir / LRS_DATA_DIR    default ./.lore-data
  *   --public-url / LRS_PUBLIC_URL  the base URL content uses, when behind a proxy
  *   LRS_ADMIN_TOKEN              the admin token (otherwise generated on first start)
+ *   --max-body-bytes, --max-batch, --rate-limit, ... / LRS_MAX_BODY_BYTES, ...: the limits of
+ *                                src-server/limits.ts (LIMIT_SETTINGS), defaults there
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { LIMIT_FLAG_OPTIONS, LIMIT_SETTINGS, readServiceLimits, type ServiceLimits } from './limits';
 
 export const DEFAULT_PORT = 8411;
 
@@ -20,7 +23,8 @@ const configSchema = z.object({
   publicUrl: z.url().optional(),
   adminToken: z.string().min(16, 'LRS_ADMIN_TOKEN must have at least 16 characters').optional(),
 });
-export type ServiceConfig = z.infer<typeof configSchema>;
+/** `limits` is absent in configs built by hand (tests, the desktop app): the defaults apply. */
+export type ServiceConfig = z.infer<typeof configSchema> & { limits?: ServiceLimits };
 
 export class ConfigError extends Error {}
 
@@ -34,11 +38,12 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServiceConfi
         host: { type: 'string' },
         'data-dir': { type: 'string' },
         'public-url': { type: 'string' },
+        ...LIMIT_FLAG_OPTIONS,
       },
       strict: true,
     }).values;
   } catch (error) {
-    throw new ConfigError(`${(error as Error).message}. Flags: --port, --host, --data-dir, --public-url.`);
+    throw new ConfigError(`${(error as Error).message}. Flags: --port, --host, --data-dir, --public-url, ${LIMIT_SETTINGS.map((setting) => `--${setting.flag}`).join(', ')}.`);
   }
   const parsed = configSchema.safeParse({
     port: flags.port ?? env.LRS_PORT ?? DEFAULT_PORT,
@@ -51,5 +56,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServiceConfi
     const issue = parsed.error.issues[0]!;
     throw new ConfigError(`Invalid configuration (${issue.path.join('.')}): ${issue.message}`);
   }
-  return parsed.data;
+  const limits = readServiceLimits(flags, env);
+  if (!limits.ok) throw new ConfigError(`Invalid configuration: ${limits.message}`);
+  return { ...parsed.data, limits: limits.limits };
 }

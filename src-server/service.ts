@@ -7,7 +7,9 @@ import type { AddressInfo } from 'node:net';
 import { resolveAdminToken } from './admin/admin-token';
 import type { ServiceConfig } from './config';
 import { buildServer } from './http/build-server';
+import { LIMIT_DEFAULTS, rejectedRetentionFor } from './limits';
 import { openSqljsStorage } from './storage/sqljs/sqljs-storage';
+import type { StoreRecord } from './storage/storage';
 
 export interface RunningService {
   /** Where the service listens, e.g. http://127.0.0.1:8411 */
@@ -22,6 +24,22 @@ export interface RunningService {
 export interface StartOptions {
   log?: (message: string) => void;
   wasmPath?: string;
+  /** Journal size that triggers a snapshot; default LORE_SNAPSHOT_THRESHOLD_BYTES, else the storage's (64 MiB). */
+  snapshotThresholdBytes?: number;
+}
+
+/**
+ * A hook for benchmarks and tests (not a user setting): LORE_SNAPSHOT_THRESHOLD_BYTES lowers the
+ * journal size that triggers a snapshot, so `npm run bench` can force one under load.
+ */
+export function snapshotThresholdFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env.LORE_SNAPSHOT_THRESHOLD_BYTES;
+  if (raw === undefined || raw === '') return undefined;
+  const bytes = Number(raw);
+  if (!Number.isSafeInteger(bytes) || bytes <= 0) {
+    throw new Error(`LORE_SNAPSHOT_THRESHOLD_BYTES must be a whole number of bytes above 0, got "${raw}"`);
+  }
+  return bytes;
 }
 
 function urlHost(host: string): string {
@@ -32,7 +50,11 @@ function urlHost(host: string): string {
 export async function startService(config: ServiceConfig, options: StartOptions = {}): Promise<RunningService> {
   const log = options.log ?? (() => {});
   mkdirSync(config.dataDir, { recursive: true });
-  const storage = await openSqljsStorage({ dataDir: config.dataDir, wasmPath: options.wasmPath, log });
+  const snapshotThresholdBytes = options.snapshotThresholdBytes ?? snapshotThresholdFromEnv(process.env);
+  // Rejected-log retention (storage/sqljs/retention.ts): pruned soon after start, then every 10 minutes.
+  const limits = config.limits ?? LIMIT_DEFAULTS;
+  const rejectionRetention = { forStore: (store: StoreRecord) => rejectedRetentionFor(limits, store.limits) };
+  const storage = await openSqljsStorage({ dataDir: config.dataDir, wasmPath: options.wasmPath, log, snapshotThresholdBytes, rejectionRetention });
   try {
     const adminToken = resolveAdminToken(config.dataDir, config.adminToken);
     // The public URL is known only once the port is: `--port 0` picks one at listen time.
@@ -42,6 +64,8 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       storage,
       adminToken: adminToken.check,
       publicUrl: () => publicUrl,
+      // Request-side limits; the storage's pruning reads the rejected-log retention from them too.
+      limits: config.limits,
       // For the console's Connection screen and the admin Host guard.
       serviceInfo: () => ({ listenUrl: listening.url, host: config.host, port: listening.port, dataDir: config.dataDir }),
     });

@@ -4,6 +4,7 @@
  * written twice. Keep this module free of Node imports: the renderer bundles it.
  */
 import { z } from 'zod';
+import { storeLimitsPatchSchema, storeLimitsSchema } from '../limits';
 
 /** Path segments the service serves at its root: a Store cannot take them as its slug. */
 export const RESERVED_SLUGS = [
@@ -34,6 +35,8 @@ export const storeSchema = z.object({
   updatedAt: z.string(),
   /** xAPI endpoint of this Store, for content to point at. */
   endpoint: z.string(),
+  /** The limits this Store sets itself (src-server/limits.ts); the service's apply to the rest. */
+  limits: storeLimitsSchema.optional(),
 });
 export type StoreView = z.infer<typeof storeSchema>;
 
@@ -45,8 +48,11 @@ export const createStoreSchema = z.strictObject({
 export type CreateStoreInput = z.infer<typeof createStoreSchema>;
 
 export const updateStoreSchema = z.strictObject({
-  name: z.string().trim().min(1, 'a name is required').max(200),
+  name: z.string().trim().min(1, 'a name is required').max(200).optional(),
+  /** A number sets a limit for this Store, null returns it to the service's; `"limits": null` clears them all. */
+  limits: storeLimitsPatchSchema.nullable().optional(),
 });
+export type UpdateStoreInput = z.infer<typeof updateStoreSchema>;
 
 /** Deleting a live Store needs its slug typed back: `?confirm=<slug>` or `{"confirm": "<slug>"}`. */
 export const deleteStoreSchema = z.strictObject({ confirm: z.string().optional() });
@@ -127,7 +133,10 @@ export const explorerRecordSchema = z.object({
   statementId: z.string().nullable(),
   receivedAt: z.string(),
   keyId: z.string(),
+  /** The statement as the client sent it (rejected ones too). */
   statement: z.unknown(),
+  /** Accepted and voided statements: the statement as stored (id, stored, authority, version, timestamp set). */
+  stored: z.record(z.string(), z.unknown()).optional(),
   error: z
     .object({
       code: z.string(),
@@ -161,6 +170,13 @@ export const serviceStatusSchema = z.object({
   dataDir: z.string().optional(),
   /** The base URL content uses (Store endpoints start with it). */
   publicUrl: z.string().optional(),
+  /**
+   * How full the database is against the most it can hold (the embedded one: 2 GiB). `warning`
+   * from 80%; `full` from 95%: statements, rejections and documents are refused with 507.
+   */
+  capacity: z
+    .object({ usedBytes: z.number(), limitBytes: z.number(), state: z.enum(['ok', 'warning', 'full']) })
+    .optional(),
 });
 export type ServiceStatusView = z.infer<typeof serviceStatusSchema>;
 
@@ -217,6 +233,12 @@ export const liveEventsQuerySchema = z.strictObject({ store: z.string().optional
 
 /** Path of the live event stream below /admin/api (not in adminOperations: it is a stream). */
 export const LIVE_EVENTS_PATH = '/events';
+
+/**
+ * POST here for a backup: the answer is the whole database as an SQLite file (a download,
+ * `application/vnd.sqlite3`), taken from a consistent point. Not in adminOperations: not JSON.
+ */
+export const BACKUPS_PATH = '/backups';
 
 const slugParam = z.object({ slug: z.string() });
 const keyParams = z.object({ slug: z.string(), id: z.string() });

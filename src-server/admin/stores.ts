@@ -1,12 +1,13 @@
 /** Stores: create, list, rename, delete. Plain functions over Storage. */
 import { randomUUID } from 'node:crypto';
 import type { Storage, StoreRecord } from '../storage/storage';
-import type { CreateStoreInput, StoreView } from './contract';
+import { applyStoreLimitsPatch } from '../limits';
+import type { CreateStoreInput, StoreView, UpdateStoreInput } from './contract';
 
 export type StoreResult<T> = { ok: true; value: T } | { ok: false; code: 'slug_taken' | 'confirmation_required' };
 
 export function toStoreView(store: StoreRecord, publicUrl: string): StoreView {
-  return { ...store, endpoint: `${publicUrl.replace(/\/$/, '')}/${store.slug}/xAPI/` };
+  return { ...store, endpoint: `${publicUrl.replace(/\/$/, '')}/${store.slug}/xAPI/`, limits: store.limits ?? {} };
 }
 
 export async function createStore(
@@ -32,6 +33,15 @@ export async function renameStore(storage: Storage, store: StoreRecord, name: st
   const updatedAt = now.toISOString();
   await storage.updateStore(store.id, { name, updatedAt });
   return { ...store, name, updatedAt };
+}
+
+/** PATCH: a new name, and changes to the Store's own limits (a number sets one, null returns it to the service's). */
+export async function updateStore(storage: Storage, store: StoreRecord, input: UpdateStoreInput, now = new Date()): Promise<StoreRecord> {
+  const patch: Partial<Pick<StoreRecord, 'name' | 'updatedAt' | 'limits'>> = { updatedAt: now.toISOString() };
+  if (input.name !== undefined) patch.name = input.name;
+  if (input.limits !== undefined) patch.limits = applyStoreLimitsPatch(store.limits, input.limits);
+  await storage.updateStore(store.id, patch);
+  return { ...store, ...patch };
 }
 
 /** A live Store holds production data: deleting it needs its slug typed back. */

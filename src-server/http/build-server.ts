@@ -19,6 +19,7 @@ import apiKeyRoutes from './routes/admin/api-keys';
 import explorerRoutes from './routes/admin/statements';
 import statusRoutes from './routes/admin/status';
 import storeRoutes from './routes/admin/stores';
+import backupRoutes from './routes/admin/backups';
 // The admin console's service side: Host/Origin guard, store actions, metrics, live events, OpenAPI, web console.
 import consoleRoutes from './console-static';
 import { registerAdminGuard } from './plugins/admin-guard';
@@ -34,6 +35,11 @@ import statementRoutes from './routes/xapi/statements';
 import activityProfileRoutes from './routes/xapi/activity-profile';
 import agentProfileRoutes from './routes/xapi/agent-profile';
 import stateRoutes from './routes/xapi/state';
+// Request-side limits (body, batch, depth, strings, attachments, rate per key) and auth backoff.
+import { LIMIT_DEFAULTS, type ServiceLimits } from '../limits';
+import { AuthBackoff } from './plugins/auth-backoff';
+import { presentedKeyId, registerAuthBackoff, registerRequestLimits } from './plugins/limits';
+import { TokenBuckets } from './plugins/rate-limit';
 
 export interface ServerOptions {
   storage: Storage;
@@ -44,6 +50,8 @@ export interface ServerOptions {
    */
   publicUrl: () => string;
   bodyLimitBytes?: number;
+  /** Service-wide limits (src-server/limits.ts); default LIMIT_DEFAULTS. A Store's overrides apply on top. */
+  limits?: ServiceLimits;
   /** Where the service runs (listen URL, host, port, data directory), for /admin/api/status and the Host guard. */
   serviceInfo?: () => ServiceInfo;
   /** The built web console (default: found next to the service code, see console-static.ts). */
@@ -64,7 +72,7 @@ export function normaliseXapiSegment(url: string): string {
 export function buildServer(options: ServerOptions): FastifyInstance {
   const app = Fastify({
     logger: options.logger ?? false,
-    bodyLimit: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
+    bodyLimit: options.bodyLimitBytes ?? options.limits?.maxBodyBytes ?? DEFAULT_BODY_LIMIT_BYTES,
     rewriteUrl: (request) => routeAlternateSyntax(request, normaliseXapiSegment(request.url ?? '/')),
     // Statement ids and parameters are case-sensitive, but routes are matched on the rewritten URL.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
@@ -76,10 +84,14 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   const clock = new StoredClock();
   const startedAt = new Date().toISOString();
   const adminDeps = { storage: options.storage, publicUrl: options.publicUrl };
+  const limits = { storage: options.storage, limits: options.limits ?? LIMIT_DEFAULTS, buckets: new TokenBuckets() };
+  const authBackoff = new AuthBackoff();
 
   const xapi = async (scope: FastifyInstance) => {
     registerCors(scope);
     registerXapiContext(scope, options.storage, { publicRoutes: ['/about'] });
+    registerRequestLimits(scope, limits);
+    registerAuthBackoff(scope, authBackoff, { identity: presentedKeyId, verified: (request) => Boolean(request.lrsKey) });
     await scope.register(aboutRoutes);
     await scope.register(statementRoutes, { storage: options.storage, clock, publicUrl: options.publicUrl });
     await scope.register(stateRoutes, { storage: options.storage, clock });
@@ -98,6 +110,10 @@ export function buildServer(options: ServerOptions): FastifyInstance {
 
   app.register(
     async (admin) => {
+      registerAuthBackoff(admin, authBackoff, {
+        identity: (request) => (request.headers.authorization === undefined ? null : 'admin'),
+        verified: (_request, reply) => reply.statusCode < 300,
+      });
       registerAdminAuth(admin, options.adminToken);
       await admin.register(statusRoutes, { ...adminDeps, startedAt, serviceInfo: options.serviceInfo });
       await admin.register(storeActionRoutes, { ...adminDeps, clock });
@@ -106,6 +122,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
       await admin.register(storeRoutes, adminDeps);
       await admin.register(apiKeyRoutes, adminDeps);
       await admin.register(explorerRoutes, adminDeps);
+      await admin.register(backupRoutes, adminDeps); // POST /backups: a download of the database
     },
     { prefix: '/admin/api' },
   );

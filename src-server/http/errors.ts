@@ -65,8 +65,14 @@ export const errors = {
   conflict: (code: string, message: string, extra: { field?: string; statementIndex?: number } = {}) =>
     new LrsError(409, code, message, extra),
   tooLarge: (message: string) => new LrsError(413, 'payload_too_large', message),
+  /** 413 before the body is read: closing the connection means the rest of it is never read. */
+  bodyTooLarge: (message: string) => new LrsError(413, 'payload_too_large', message, { headers: { connection: 'close' } }),
+  tooManyRequests: (code: string, message: string, retryAfterSeconds: number) =>
+    new LrsError(429, code, message, { headers: { 'retry-after': String(retryAfterSeconds) } }),
   unsupportedMediaType: (message: string) =>
     new LrsError(415, 'unsupported_media_type', message, { field: 'Content-Type' }),
   storageUnavailable: (message: string) =>
     new LrsError(503, 'storage_unavailable', message, { headers: { 'retry-after': '5' } }),
+  /** The database is at its capacity: not transient like a 503, an admin must make room (README, "Capacity"). */
+  storageFull: (message: string) => new LrsError(507, 'storage_full', message),
 };

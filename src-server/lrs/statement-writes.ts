@@ -9,6 +9,7 @@ import type { ApiKeyRecord, RejectionRow, StatementRow, Storage, StoreRecord } f
 import { agentKey } from '../xapi/agent-key';
 import { extractIndexTerms } from '../xapi/index-terms';
 import { prepareStatement } from '../xapi/prepare-statement';
+import { receivedForm } from '../xapi/received-statement';
 import { statementSignature } from '../xapi/statement-signature';
 import { checkStatementSignatures } from '../xapi/signed-statements';
 import { checkAttachmentParts, partsOfStatement } from '../xapi/statement-attachments';
@@ -88,7 +89,7 @@ export async function recordStatements(
   }
   const stored = received.toISOString();
   const authority = authorityFor(ctx.key, ctx.publicUrl);
-  const rows: StatementRow[] = statements.map((statement) => {
+  const rows: StatementRow[] = statements.map((statement, i) => {
     const attachments = partsOfStatement(statement, parts).map(({ sha2, contentType, content }) => ({ sha2, contentType, content }));
     const prepared = prepareStatement(statement, { authority, version: ctx.version, stored, newId: randomUUID });
     const index = extractIndexTerms(prepared);
@@ -105,6 +106,8 @@ export async function recordStatements(
       terms: index.terms,
       ...(attachments.length > 0 ? { attachments } : {}),
       activityDefinitions: activityDefinitionsFor(ctx.key, prepared),
+      // The statement as the client sent it, for the Statement Explorer: a copy only when needed.
+      ...receivedForm(Array.isArray(body) ? body[i] : body, prepared as Record<string, unknown>),
     };
   });
 

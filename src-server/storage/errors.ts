@@ -4,6 +4,7 @@
  * interface in storage.ts and is re-exported here.
  */
 export { StorageUnavailableError } from './storage';
+export { StorageFullError } from './storage';
 
 /** A write named a Store or API key that does not exist (or no longer exists). */
 export class StorageNotFoundError extends Error {

@@ -10,6 +10,8 @@
  * - Statement rows are prepared by the caller (src-server/xapi): storage never interprets xAPI
  *   rules, it only stores values and the index terms it is handed.
  */
+import type { StoreLimits } from '../limits';
+import type { LrsSetProperty } from '../xapi/received-statement';
 
 export type Environment = 'test' | 'live';
 
@@ -21,6 +23,8 @@ export interface StoreRecord {
   environment: Environment;
   createdAt: string;
   updatedAt: string;
+  /** The limits this Store sets itself (src-server/limits.ts); absent or {} when it sets none. */
+  limits?: StoreLimits;
 }
 
 export interface ApiKeyRecord {
@@ -77,6 +81,18 @@ export interface StatementRow {
   terms: IndexTerm[];
   /** Raw attachment payloads keyed by sha2, stored with the statement (xAPI §2.4.11). */
   attachments?: Array<{ sha2: string; contentType: string; content: Uint8Array }>;
+  /**
+   * The top-level properties the LRS added to what the client sent: without them, `statement` is
+   * the statement as received (unless `received` is set). Absent on rows written before it was
+   * recorded: the Explorer then shows the statement as stored.
+   */
+  lrsAdded?: LrsSetProperty[];
+  /**
+   * The statement exactly as the client sent it (parsed JSON, before validation), only when
+   * `statement` without `lrsAdded` is not equal to it (src-server/xapi/received-statement.ts):
+   * most statements need no second copy.
+   */
+  received?: unknown;
   /**
    * The Activity definitions the statement carries, in order (src-server/xapi/activity-definitions.ts).
    * Merged into the Store's definitions in the same atomic write when the row is inserted (not
@@ -188,8 +204,10 @@ export interface ExplorerRecord {
   statementId: string | null;
   receivedAt: string;
   keyId: string;
-  /** As stored (accepted/voided) or as received (rejected). */
+  /** As the client sent it: an accepted or voided statement (StatementRow.received), a rejected payload. */
   statement: unknown;
+  /** Accepted and voided: the statement as stored. */
+  stored?: Record<string, unknown>;
   error: RejectionRow['error'] | null;
 }
 
@@ -279,13 +297,22 @@ export interface StorageStats {
   databaseBytes: number;
 }
 
+/** How full the database is against the most it can hold (sql.js: 2 GiB, see sqljs/capacity.ts). */
+export interface StorageCapacity {
+  /** Bytes of the pages that hold data. */
+  usedBytes: number;
+  limitBytes: number;
+  /** `warning` from 80% of the limit; `full` from 95%: writes that add data are refused. */
+  state: 'ok' | 'warning' | 'full';
+}
+
 export interface Storage {
   // Stores
   insertStore(store: StoreRecord): Promise<void>;
   findStoreBySlug(slug: string): Promise<StoreRecord | null>;
   findStoreById(id: string): Promise<StoreRecord | null>;
   listStores(): Promise<StoreRecord[]>;
-  updateStore(id: string, patch: Partial<Pick<StoreRecord, 'name' | 'updatedAt'>>): Promise<void>;
+  updateStore(id: string, patch: Partial<Pick<StoreRecord, 'name' | 'updatedAt' | 'limits'>>): Promise<void>;
   /** Deletes the Store with every key, statement, rejection and document of it. */
   deleteStore(id: string): Promise<void>;
 
@@ -341,6 +368,16 @@ export interface Storage {
 
   stats(storeId?: string): Promise<StorageStats>;
 
+  // Safeguards. Optional: a database server has its own size limits and backup tools.
+  /** How full the database is. */
+  capacity?(): StorageCapacity;
+  /**
+   * The whole database as an SQLite file from a consistent point: every write that resolved
+   * before the call is in it. Rejects (StorageUnavailableError) rather than hand out an image
+   * holding writes that did not reach the disk.
+   */
+  backup?(): Promise<Uint8Array>;
+
   /** Flushes everything and releases the data directory. */
   close(): Promise<void>;
 }
@@ -353,5 +390,20 @@ export class StorageUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'StorageUnavailableError';
+  }
+}
+
+/**
+ * The database is at its capacity (StorageCapacity `full`): a write that adds data (statements,
+ * rejections, documents) is refused until data is deleted or the deployment moves to a larger
+ * database. Nothing of the write is stored; the HTTP layer answers 507.
+ */
+export class StorageFullError extends Error {
+  constructor(
+    message: string,
+    readonly capacity: StorageCapacity,
+  ) {
+    super(message);
+    this.name = 'StorageFullError';
   }
 }

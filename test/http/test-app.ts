@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { resolveAdminToken } from '../../src-server/admin/admin-token';
-import { buildServer } from '../../src-server/http/build-server';
+import { buildServer, type ServerOptions } from '../../src-server/http/build-server';
 import { openSqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
 import type { Storage } from '../../src-server/storage/storage';
 
@@ -30,13 +30,15 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function buildTestApp(): Promise<TestApp> {
+/** `limits`: service limits other than the defaults (test/http/limits-*.test.ts). */
+export async function buildTestApp(options: Pick<ServerOptions, 'limits'> = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'lore-http-'));
   const storage = await openSqljsStorage({ dataDir });
   const app = buildServer({
     storage,
     adminToken: resolveAdminToken(dataDir, ADMIN_TOKEN).check,
     publicUrl: () => PUBLIC_URL,
+    limits: options.limits,
   });
   await app.ready();
 

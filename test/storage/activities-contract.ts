@@ -1,14 +1,13 @@
 /**
  * What every Storage implementation does with Activity definitions (storage.ts,
- * ActivityDefinitionRow and findActivity). Run by each implementation's test file, like
- * storage-contract.ts.
+ * ActivityDefinitionRow and findActivity), run by describeStorageContract for every implementation.
  */
 import { randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ActivityDefinitionRow, StatementRow, Storage, StoreRecord } from '../../src-server/storage/storage';
+import { describe, expect, it } from 'vitest';
+import type { ActivityDefinitionRow, StatementRow } from '../../src-server/storage/storage';
 import { at, makeStatement, makeStore } from './rows';
 import type { StatementSpec } from './rows';
-import type { ContractSubject } from './storage-contract';
+import type { ContractContext } from './storage-contract';
 
 const MEETING = 'http://example.com/meetings/42';
 const QUIZ = 'http://example.com/quiz/1';
@@ -17,50 +16,38 @@ function defining(definitions: ActivityDefinitionRow[], spec: StatementSpec = {}
   return { ...makeStatement(spec), activityDefinitions: definitions };
 }
 
-export function describeActivitiesContract(name: string, open: () => Promise<ContractSubject>): void {
-  describe(`Storage contract, Activities: ${name}`, () => {
-    let subject: ContractSubject;
-    let storage: Storage;
-    let store: StoreRecord;
+export function describeActivitiesContract(ctx: ContractContext): void {
+  describe('Activities', () => {
+    const s = () => ctx.storage();
+    const storeId = () => ctx.store().id;
 
-    beforeEach(async () => {
-      subject = await open();
-      storage = subject.storage;
-      store = makeStore();
-      await storage.insertStore(store);
-    });
-
-    afterEach(async () => {
-      await subject.cleanup();
-    });
-
-    async function insert(storeId: string, ...rows: StatementRow[]): Promise<void> {
-      const result = await storage.insertStatements(storeId, rows);
+    async function insert(intoStore: string, ...rows: StatementRow[]): Promise<void> {
+      const result = await s().insertStatements(intoStore, rows);
       if (!result.ok) throw new Error('unexpected conflict');
     }
 
-    async function definitionOf(activityId: string, storeId = store.id) {
-      return (await storage.findActivity(storeId, activityId))?.definition ?? null;
+    async function definitionOf(activityId: string, ofStore = storeId()) {
+      return (await s().findActivity(ofStore, activityId))?.definition ?? null;
     }
 
     it('finds nothing for an Activity no statement defined, or in an unknown Store', async () => {
-      await insert(store.id, makeStatement({ activity: MEETING }));
-      expect(await storage.findActivity(store.id, MEETING)).toBeNull();
-      expect(await storage.findActivity('no-such-store', MEETING)).toBeNull();
+      await insert(storeId(), makeStatement({ activity: MEETING }));
+      expect(await s().findActivity(storeId(), MEETING)).toBeNull();
+      expect(await s().findActivity('no-such-store', MEETING)).toBeNull();
     });
 
     it('keeps the definition an inserted statement carries, with its stored time, across a reopen', async () => {
       const definition = { name: { 'en-US': 'example meeting' }, type: 'http://adlnet.gov/expapi/activities/meeting' };
-      await insert(store.id, defining([{ activityId: MEETING, definition }], { storedAt: 5 }));
+      await insert(storeId(), defining([{ activityId: MEETING, definition }], { storedAt: 5 }));
       const expected = { activityId: MEETING, definition, updated: at(5) };
-      expect(await storage.findActivity(store.id, MEETING)).toEqual(expected);
-      storage = await subject.reopen();
-      expect(await storage.findActivity(store.id, MEETING)).toEqual(expected);
+      expect(await s().findActivity(storeId(), MEETING)).toEqual(expected);
+      await ctx.reopen();
+      expect(await s().findActivity(storeId(), MEETING)).toEqual(expected);
     });
 
     it('merges language maps and extensions key by key and replaces every other member, across batches', async () => {
       await insert(
-        store.id,
+        storeId(),
         defining([
           {
             activityId: QUIZ,
@@ -74,7 +61,7 @@ export function describeActivitiesContract(name: string, open: () => Promise<Con
         ]),
       );
       await insert(
-        store.id,
+        storeId(),
         defining([
           {
             activityId: QUIZ,
@@ -95,13 +82,13 @@ export function describeActivitiesContract(name: string, open: () => Promise<Con
         moreInfo: 'http://example.com/quiz/1/about',
       };
       expect(await definitionOf(QUIZ)).toEqual(expected);
-      storage = await subject.reopen();
+      await ctx.reopen();
       expect(await definitionOf(QUIZ)).toEqual(expected);
     });
 
     it('merges definitions in row order within one batch and within one statement', async () => {
       await insert(
-        store.id,
+        storeId(),
         defining([
           { activityId: MEETING, definition: { name: { 'en-US': 'one' } } },
           { activityId: MEETING, definition: { name: { 'en-US': 'two', 'de-DE': 'zwei' } } },
@@ -113,22 +100,22 @@ export function describeActivitiesContract(name: string, open: () => Promise<Con
 
     it('keeps the updated time when a definition changes nothing', async () => {
       const definition = { name: { 'en-US': 'example meeting' } };
-      await insert(store.id, defining([{ activityId: MEETING, definition }], { storedAt: 1 }));
-      await insert(store.id, defining([{ activityId: MEETING, definition }], { storedAt: 9 }));
-      expect((await storage.findActivity(store.id, MEETING))?.updated).toBe(at(1));
-      await insert(store.id, defining([{ activityId: MEETING, definition: { name: { 'fr-FR': 'réunion' } } }], { storedAt: 12 }));
-      expect((await storage.findActivity(store.id, MEETING))?.updated).toBe(at(12));
+      await insert(storeId(), defining([{ activityId: MEETING, definition }], { storedAt: 1 }));
+      await insert(storeId(), defining([{ activityId: MEETING, definition }], { storedAt: 9 }));
+      expect((await s().findActivity(storeId(), MEETING))?.updated).toBe(at(1));
+      await insert(storeId(), defining([{ activityId: MEETING, definition: { name: { 'fr-FR': 'réunion' } } }], { storedAt: 12 }));
+      expect((await s().findActivity(storeId(), MEETING))?.updated).toBe(at(12));
     });
 
     it('takes nothing from a row reported unchanged, nor from a batch refused as a conflict', async () => {
       const first = defining([{ activityId: MEETING, definition: { name: { 'en-US': 'first' } } }], { id: randomUUID() });
-      await insert(store.id, first);
+      await insert(storeId(), first);
       // The same statement again (equal signature): unchanged, so its definitions are not merged again.
-      await insert(store.id, { ...first, activityDefinitions: [{ activityId: MEETING, definition: { name: { 'en-US': 'again' } } }] });
+      await insert(storeId(), { ...first, activityDefinitions: [{ activityId: MEETING, definition: { name: { 'en-US': 'again' } } }] });
       expect(await definitionOf(MEETING)).toEqual({ name: { 'en-US': 'first' } });
 
       const conflicting = makeStatement({ id: first.statementId, variant: 'different' });
-      const result = await storage.insertStatements(store.id, [
+      const result = await s().insertStatements(storeId(), [
         defining([{ activityId: QUIZ, definition: { name: { 'en-US': 'quiz' } } }]),
         { ...conflicting, activityDefinitions: [{ activityId: MEETING, definition: { name: { 'en-US': 'conflict' } } }] },
       ]);
@@ -139,16 +126,16 @@ export function describeActivitiesContract(name: string, open: () => Promise<Con
 
     it('keeps each Store’s definitions apart, and deletes them with their Store', async () => {
       const other = makeStore();
-      await storage.insertStore(other);
-      await insert(store.id, defining([{ activityId: MEETING, definition: { name: { 'en-US': 'mine' } } }]));
+      await s().insertStore(other);
+      await insert(storeId(), defining([{ activityId: MEETING, definition: { name: { 'en-US': 'mine' } } }]));
       await insert(other.id, defining([{ activityId: MEETING, definition: { name: { 'en-US': 'theirs' } } }]));
       expect(await definitionOf(MEETING)).toEqual({ name: { 'en-US': 'mine' } });
       expect(await definitionOf(MEETING, other.id)).toEqual({ name: { 'en-US': 'theirs' } });
 
-      await storage.deleteStore(other.id);
-      await storage.insertStore(other);
+      await s().deleteStore(other.id);
+      await s().insertStore(other);
       expect(await definitionOf(MEETING, other.id)).toBeNull();
-      storage = await subject.reopen();
+      await ctx.reopen();
       expect(await definitionOf(MEETING, other.id)).toBeNull();
       expect(await definitionOf(MEETING)).toEqual({ name: { 'en-US': 'mine' } });
     });

@@ -3,26 +3,17 @@
  * describeStorageContract for every implementation, across reopen (and crash replay) variants.
  */
 import { describe, expect, it } from 'vitest';
-import type { IngestionQuery, Storage, StoreRecord } from '../../src-server/storage/storage';
-import { at, makeApiKey, makeRejection, makeStatement, makeStore } from './rows';
+import type { IngestionQuery } from '../../src-server/storage/storage';
+import { ATTEMPTED, COMPLETED, COURSE, MODULE, at, makeApiKey, makeRejection, makeStatement, makeStore } from './rows';
+import type { ContractContext } from './storage-contract';
 
-export interface ConsoleContractContext {
-  storage: () => Storage;
-  store: () => StoreRecord;
-  reopen: () => Promise<void>;
-}
-
-const COMPLETED = 'http://adlnet.gov/expapi/verbs/completed';
-const ATTEMPTED = 'http://adlnet.gov/expapi/verbs/attempted';
-const COURSE = 'http://example.com/course/1';
-const MODULE = 'http://example.com/course/1/module/2';
 
 /** A day's report around BASE_TIME (2024-05-01T10:00Z), hour buckets. */
 function day(overrides: Partial<IngestionQuery> = {}): IngestionQuery {
   return { bucket: 'hour', since: '2024-05-01T00:00:00.000Z', until: '2024-05-02T00:00:00.000Z', top: 10, ...overrides };
 }
 
-export function describeConsoleContract(ctx: ConsoleContractContext): void {
+export function describeConsoleContract(ctx: ContractContext): void {
   describe('console statistics and maintenance', () => {
     const s = () => ctx.storage();
     const storeId = () => ctx.store().id;

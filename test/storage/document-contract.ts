@@ -4,20 +4,12 @@
  * etags it is handed; it never interprets a document.
  */
 import { describe, expect, it } from 'vitest';
-import type { DocumentContent, DocumentKey, Storage, StoreRecord } from '../../src-server/storage/storage';
-import { at, makeStore } from './rows';
-
-export interface DocumentContractContext {
-  storage: () => Storage;
-  store: () => StoreRecord;
-  /** Closes the storage and opens the same data again (after a crash, in some variants). */
-  reopen: () => Promise<void>;
-}
+import type { DocumentContent, DocumentKey } from '../../src-server/storage/storage';
+import { ALICE, BOB, at, makeStore } from './rows';
+import type { ContractContext } from './storage-contract';
 
 const ACTIVITY = 'http://example.com/course/1';
 const OTHER_ACTIVITY = 'http://example.com/course/2';
-const ALICE = 'mbox:mailto:alice@example.com';
-const BOB = 'mbox:mailto:bob@example.com';
 const REGISTRATION = '5f1a0c3e-8b7d-4e2a-9c1f-0a2b3c4d5e6f';
 const OTHER_REGISTRATION = '0b8e2c1d-3f4a-4b5c-8d6e-7f8091a2b3c4';
 
@@ -29,7 +21,7 @@ function content(text: string, updatedAt = 1, contentType = 'application/json'):
   return { contentType, content: new TextEncoder().encode(text), etag: `etag-of-${text}`, updated: at(updatedAt) };
 }
 
-export function describeDocumentContract(ctx: DocumentContractContext): void {
+export function describeDocumentContract(ctx: ContractContext): void {
   describe('documents', () => {
     const s = () => ctx.storage();
     const storeId = () => ctx.store().id;

@@ -6,6 +6,13 @@ import { randomUUID } from 'node:crypto';
 import type { ApiKeyRecord, IndexTerm, RejectionRow, StatementRow, StoreRecord } from '../../src-server/storage/storage';
 
 export const VOIDED_VERB = 'http://adlnet.gov/expapi/verbs/voided';
+export const COMPLETED = 'http://adlnet.gov/expapi/verbs/completed';
+export const ATTEMPTED = 'http://adlnet.gov/expapi/verbs/attempted';
+/** Canonical agent keys. */
+export const ALICE = 'mbox:mailto:alice@example.com';
+export const BOB = 'mbox:mailto:bob@example.com';
+export const COURSE = 'http://example.com/course/1';
+export const MODULE = 'http://example.com/course/1/module/2';
 export const BASE_TIME = Date.parse('2024-05-01T10:00:00.000Z');
 
 let sequence = 0;

@@ -1,69 +1,17 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import initSqlJs from 'sql.js';
+/** sql.js specifics of Activity definitions (sqljs/activities.ts); the contract runs in storage-contract.ts. */
+import { readFile } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mergeDefinition } from '../../src-server/storage/sqljs/activities';
 import { decodeJournal } from '../../src-server/storage/sqljs/journal-format';
-import { SNAPSHOT_FILE } from '../../src-server/storage/sqljs/sqljs-storage';
-import type { SqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
-import { describeActivitiesContract } from './activities-contract';
-import { makeStatement, makeStore } from './rows';
-import { crashCopy, journalFiles, openIn, removeTempDirs, tempDir } from './sqljs-helpers';
+import { makeStatement } from './rows';
+import { journalFiles, openIn, removeTempDirs, rewriteSnapshot, tempDir, withStore } from './sqljs-helpers';
 
 afterAll(removeTempDirs);
-
-describeActivitiesContract('sql.js', async () => {
-  const dir = await tempDir();
-  let current = await openIn(dir);
-  return {
-    storage: current,
-    reopen: async () => {
-      await current.close();
-      current = await openIn(dir);
-      return current;
-    },
-    cleanup: () => current.close(),
-  };
-});
-
-// "Reopen" is a crash: only the journal brings the definitions back.
-describeActivitiesContract('sql.js reopened after a crash (journal replay only)', async () => {
-  let current = await openIn(await tempDir());
-  const open: SqljsStorage[] = [current];
-  return {
-    storage: current,
-    reopen: async () => {
-      await current.flush();
-      current = await openIn(await crashCopy(current.dataDir));
-      open.push(current);
-      return current;
-    },
-    cleanup: async () => {
-      for (const s of open) await s.close();
-    },
-  };
-});
-
-describeActivitiesContract('sql.js with a snapshot after nearly every write', async () => {
-  const dir = await tempDir();
-  let current = await openIn(dir, { snapshotThresholdBytes: 1 });
-  return {
-    storage: current,
-    reopen: async () => {
-      await current.close();
-      current = await openIn(dir, { snapshotThresholdBytes: 1 });
-      return current;
-    },
-    cleanup: () => current.close(),
-  };
-});
 
 describe('sql.js Activity definitions', () => {
   it('journals the merged definition whole, and only the definitions a batch changes', async () => {
     const storage = await openIn(await tempDir());
-    const store = makeStore();
-    await storage.insertStore(store);
+    const store = await withStore(storage);
     const activityId = 'http://example.com/meetings/42';
     const row = (name: Record<string, string>) => ({ ...makeStatement(), activityDefinitions: [{ activityId, definition: { name } }] });
     await storage.insertStatements(store.id, [row({ 'en-US': 'meeting' })]);
@@ -83,15 +31,10 @@ describe('sql.js Activity definitions', () => {
   it('opens a data directory written before the activities table existed, and adds it', async () => {
     const dir = await tempDir();
     const first = await openIn(dir);
-    const store = makeStore();
-    await first.insertStore(store);
+    const store = await withStore(first);
     await first.close();
     // The snapshot as an earlier release left it: no activities table.
-    const SQL = await initSqlJs({ locateFile: () => createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm') });
-    const db = new SQL.Database(await readFile(path.join(dir, SNAPSHOT_FILE)));
-    db.exec('DROP TABLE activities');
-    await writeFile(path.join(dir, SNAPSHOT_FILE), db.export());
-    db.close();
+    await rewriteSnapshot(dir, 'DROP TABLE activities');
 
     const reopened = await openIn(dir);
     expect(await reopened.findActivity(store.id, 'http://example.com/a')).toBeNull();

@@ -1,15 +1,9 @@
 /** sql.js specifics of the console's storage: which tables a Store's emptying clears, and older data directories. */
-import { readFile, writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import initSqlJs from 'sql.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { KEPT_STORE_TABLES, STORE_DATA_TABLES } from '../../src-server/storage/sqljs/empty-store';
-import { ensureSchema } from '../../src-server/storage/sqljs/schema';
-import { SNAPSHOT_FILE } from '../../src-server/storage/sqljs/sqljs-storage';
-import { Sql } from '../../src-server/storage/sqljs/sql';
 import type { IngestionQuery } from '../../src-server/storage/storage';
-import { makeRejection, makeStatement, makeStore } from './rows';
-import { openIn, removeTempDirs, tempDir } from './sqljs-helpers';
+import { makeRejection, makeStatement } from './rows';
+import { openIn, removeTempDirs, rewriteSnapshot, schemaDatabase, tempDir, withStore } from './sqljs-helpers';
 
 afterAll(removeTempDirs);
 
@@ -17,9 +11,7 @@ const DAY: IngestionQuery = { bucket: 'hour', since: '2024-05-01T00:00:00.000Z',
 
 describe('sql.js console storage', () => {
   it('empties every table keyed by store_num, unless it is listed as kept', async () => {
-    const SQL = await initSqlJs();
-    const sql = new Sql(new SQL.Database());
-    ensureSchema(sql);
+    const sql = await schemaDatabase();
     const keyed = sql
       .all(
         `SELECT m.name FROM sqlite_master AS m WHERE m.type = 'table'
@@ -33,9 +25,8 @@ describe('sql.js console storage', () => {
 
   it('rebuilds the statistics of a data directory written before they were kept', async () => {
     const dir = await tempDir();
-    const store = makeStore();
     let storage = await openIn(dir);
-    await storage.insertStore(store);
+    const store = await withStore(storage);
     const target = makeStatement({ storedAt: 0 });
     await storage.insertStatements(store.id, [target, makeStatement({ storedAt: 4000, verb: 'http://example.com/verbs/read' })]);
     await storage.insertStatements(store.id, [makeStatement({ voids: target.statementId, storedAt: 4001 })]);
@@ -46,12 +37,7 @@ describe('sql.js console storage', () => {
     await storage.close();
 
     // The snapshot as an older release wrote it: without the statistics tables.
-    const file = path.join(dir, SNAPSHOT_FILE);
-    const SQL = await initSqlJs();
-    const db = new SQL.Database(await readFile(file));
-    db.exec('DROP TABLE ingestion_minutes; DROP TABLE ingestion_top_hours;');
-    await writeFile(file, db.export());
-    db.close();
+    await rewriteSnapshot(dir, 'DROP TABLE ingestion_minutes; DROP TABLE ingestion_top_hours;');
 
     storage = await openIn(dir);
     expect(await storage.ingestionReport(query)).toEqual(expected);

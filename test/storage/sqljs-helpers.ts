@@ -1,11 +1,22 @@
-/** Temp data directories, simulated crashes and an instrumented file layer for the sql.js tests. */
-import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
+/**
+ * Temp data directories, simulated crashes, the contract's sql.js variants, databases as older
+ * releases left them, and an instrumented file layer for the sql.js tests.
+ */
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import initSqlJs from 'sql.js';
+import type { SqlJsStatic } from 'sql.js';
 import { nodeStorageFs } from '../../src-server/storage/sqljs/fs';
 import type { StorageFs } from '../../src-server/storage/sqljs/fs';
-import { openSqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
+import { ensureSchema } from '../../src-server/storage/sqljs/schema';
+import { Sql } from '../../src-server/storage/sqljs/sql';
+import { SNAPSHOT_FILE, openSqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
 import type { SqljsStorage, SqljsStorageOptions } from '../../src-server/storage/sqljs/sqljs-storage';
+import type { Storage, StoreRecord } from '../../src-server/storage/storage';
+import { makeStore } from './rows';
+import type { ContractSubject } from './storage-contract';
 
 const dirs: string[] = [];
 
@@ -42,6 +53,85 @@ export async function openIn(dataDir: string, options: Partial<SqljsStorageOptio
   return openSqljsStorage({ dataDir, ...options });
 }
 
+/** Lets the event loop turn `n` times: every chance for background work to finish if it would. */
+export async function eventLoopTurns(n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** A new Store, inserted. */
+export async function withStore(storage: Storage): Promise<StoreRecord> {
+  const store = makeStore();
+  await storage.insertStore(store);
+  return store;
+}
+
+/** "Reopen" closes the storage and opens the same directory: close() writes a snapshot. */
+async function closedAndReopened(): Promise<ContractSubject> {
+  const dir = await tempDir();
+  let current = await openIn(dir);
+  return {
+    storage: current,
+    reopen: async () => {
+      await current.close();
+      current = await openIn(dir);
+      return current;
+    },
+    cleanup: () => current.close(),
+  };
+}
+
+/**
+ * "Reopen" is a crash: a copy of the files as they are, without close() and its snapshot. flush()
+ * only journals the coalesced last-used times (which a crash may lose by design) and lets a
+ * background snapshot finish, so the copy is one a crash could leave.
+ */
+async function crashedAndReopened(options: Partial<SqljsStorageOptions> = {}): Promise<ContractSubject> {
+  let current = await openIn(await tempDir(), options);
+  const open: SqljsStorage[] = [current];
+  return {
+    storage: current,
+    reopen: async () => {
+      await current.flush();
+      current = await openIn(await crashCopy(current.dataDir), options);
+      open.push(current);
+      return current;
+    },
+    cleanup: async () => {
+      for (const s of open) await s.close();
+    },
+  };
+}
+
+/** The variants of the sql.js storage the Storage contract runs on. */
+export const SQLJS_CONTRACT_SUBJECTS: Array<[name: string, open: () => Promise<ContractSubject>]> = [
+  ['sql.js', closedAndReopened],
+  ['sql.js reopened after a crash (journal replay only)', () => crashedAndReopened()],
+  ['sql.js with a snapshot after nearly every write', () => crashedAndReopened({ snapshotThresholdBytes: 1 })],
+];
+
+export function loadSqlJs(): Promise<SqlJsStatic> {
+  return initSqlJs({ locateFile: () => createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm') });
+}
+
+/** An in-memory database with the schema and no data: for query plans and table lists. */
+export async function schemaDatabase(): Promise<Sql> {
+  const sql = new Sql(new (await loadSqlJs()).Database());
+  ensureSchema(sql);
+  return sql;
+}
+
+/** Runs `sqlText` on the snapshot of a closed data directory: to make it what an older release wrote. */
+export async function rewriteSnapshot(dataDir: string, sqlText: string): Promise<void> {
+  const file = path.join(dataDir, SNAPSHOT_FILE);
+  const db = new (await loadSqlJs()).Database(await readFile(file));
+  try {
+    db.exec(sqlText);
+    await writeFile(file, db.export());
+  } finally {
+    db.close();
+  }
+}
+
 /** A file layer over the real one that counts fdatasyncs, can hold them, and can fail like a sick disk. */
 export function instrumentedFs() {
   const control = {
@@ -52,6 +142,15 @@ export function instrumentedFs() {
     syncFailure: null as NodeJS.ErrnoException | null,
     /** When set, fdatasync waits for it. */
     gate: null as Promise<void> | null,
+    /** Makes every fdatasync wait until the returned function is called. */
+    holdSyncs(): () => void {
+      let release!: () => void;
+      control.gate = new Promise((resolve) => (release = resolve));
+      return () => {
+        control.gate = null;
+        release();
+      };
+    },
   };
   const check = () => {
     if (control.failure) throw control.failure;

@@ -1,25 +1,15 @@
 /** sql.js specifics of statement targets (sqljs/statement-targets.ts): plans, older databases, older journals. */
-import { readFile, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import initSqlJs from 'sql.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SNAPSHOT_FILE } from '../../src-server/storage/sqljs/sqljs-storage';
-import { ensureSchema } from '../../src-server/storage/sqljs/schema';
-import { Sql } from '../../src-server/storage/sqljs/sql';
 import { targetOf, targetingStatementQuery } from '../../src-server/storage/sqljs/statement-targets';
 import type { StatementQuery } from '../../src-server/storage/storage';
-import { at, makeStatement, makeStore } from './rows';
-import { openIn, removeTempDirs, tempDir } from './sqljs-helpers';
+import { at, makeStatement } from './rows';
+import { openIn, removeTempDirs, rewriteSnapshot, schemaDatabase, tempDir, withStore } from './sqljs-helpers';
 
 afterAll(removeTempDirs);
 
-const loadSqlJs = () => initSqlJs({ locateFile: () => createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm') });
-
 describe('statement targets in sql.js', () => {
   it('walks the targeting statements by index and looks each chain link up by id: no sort, no scan of statements', async () => {
-    const sql = new Sql(new (await loadSqlJs()).Database());
-    ensureSchema(sql);
+    const sql = await schemaDatabase();
     const filters: Array<Partial<StatementQuery>> = [
       { agent: 'a' },
       { agent: 'a', relatedAgents: true, verbId: 'v' },
@@ -40,8 +30,7 @@ describe('statement targets in sql.js', () => {
   it('fills the table from the statements of a database written before it existed', async () => {
     const dir = await tempDir();
     const storage = await openIn(dir);
-    const store = makeStore();
-    await storage.insertStore(store);
+    const store = await withStore(storage);
     const target = makeStatement({ actor: 'mbox:mailto:alice@example.com' });
     const referring = makeStatement({ actor: 'mbox:mailto:bob@example.com' });
     referring.statement = { ...referring.statement, object: { objectType: 'StatementRef', id: target.statementId.toUpperCase() } };
@@ -50,12 +39,7 @@ describe('statement targets in sql.js', () => {
     await storage.close();
 
     // Take the table out of the snapshot, as an older release would have written it.
-    const SQL = await loadSqlJs();
-    const file = path.join(dir, SNAPSHOT_FILE);
-    const db = new SQL.Database(await readFile(file));
-    db.exec('DROP TABLE statement_targets');
-    await writeFile(file, db.export());
-    db.close();
+    await rewriteSnapshot(dir, 'DROP TABLE statement_targets');
 
     const reopened = await openIn(dir);
     const page = await reopened.queryStatements(store.id, { agent: 'mbox:mailto:alice@example.com', limit: 10 });

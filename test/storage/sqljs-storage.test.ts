@@ -1,77 +1,36 @@
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { appendFile, copyFile, readFile, readdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import initSqlJs from 'sql.js';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { DataDirLockedError, SNAPSHOT_FILE, StorageUnavailableError } from '../../src-server/storage/sqljs/sqljs-storage';
 import type { SqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
 import { decodeJournal, encodeRecord } from '../../src-server/storage/sqljs/journal-format';
 import { explorerRejectionQuery, explorerStatementQuery, statementQuery } from '../../src-server/storage/sqljs/queries';
-import { ensureSchema } from '../../src-server/storage/sqljs/schema';
-import { Sql } from '../../src-server/storage/sqljs/sql';
 import type { StatementQuery, StoreRecord } from '../../src-server/storage/storage';
 import { at, makeApiKey, makeRejection, makeStatement, makeStore } from './rows';
-import { crashCopy, instrumentedFs, ioError, journalFiles, openIn, removeTempDirs, tempDir } from './sqljs-helpers';
+import {
+  SQLJS_CONTRACT_SUBJECTS,
+  crashCopy,
+  eventLoopTurns,
+  instrumentedFs,
+  ioError,
+  journalFiles,
+  loadSqlJs,
+  openIn,
+  removeTempDirs,
+  schemaDatabase,
+  tempDir,
+  withStore,
+} from './sqljs-helpers';
 import { describeStorageContract } from './storage-contract';
 
 const execFileAsync = promisify(execFile);
 
 afterAll(removeTempDirs);
 
-describeStorageContract('sql.js', async () => {
-  const dir = await tempDir();
-  let current = await openIn(dir);
-  return {
-    storage: current,
-    reopen: async () => {
-      await current.close();
-      current = await openIn(dir);
-      return current;
-    },
-    cleanup: () => current.close(),
-  };
-});
-
-// "Reopen" here is a crash: the files as they are, without close() and its snapshot. flush() only
-// journals the coalesced last-used times (which a crash may lose by design) and lets a background
-// snapshot finish, so the copy is one a crash could leave.
-describeStorageContract('sql.js reopened after a crash (journal replay only)', async () => {
-  let current = await openIn(await tempDir());
-  const open: SqljsStorage[] = [current];
-  return {
-    storage: current,
-    reopen: async () => {
-      await current.flush();
-      current = await openIn(await crashCopy(current.dataDir));
-      open.push(current);
-      return current;
-    },
-    cleanup: async () => {
-      for (const s of open) await s.close();
-    },
-  };
-});
-
-describeStorageContract('sql.js with a snapshot after nearly every write', async () => {
-  const options = { snapshotThresholdBytes: 1 };
-  let current = await openIn(await tempDir(), options);
-  const open: SqljsStorage[] = [current];
-  return {
-    storage: current,
-    reopen: async () => {
-      await current.flush();
-      current = await openIn(await crashCopy(current.dataDir), options);
-      open.push(current);
-      return current;
-    },
-    cleanup: async () => {
-      for (const s of open) await s.close();
-    },
-  };
-});
+for (const [name, open] of SQLJS_CONTRACT_SUBJECTS) describeStorageContract(name, open);
 
 describe('sql.js storage', () => {
   const opened: SqljsStorage[] = [];
@@ -80,12 +39,6 @@ describe('sql.js storage', () => {
     const s = await storage;
     opened.push(s);
     return s;
-  }
-
-  async function withStore(storage: SqljsStorage): Promise<StoreRecord> {
-    const store = makeStore();
-    await storage.insertStore(store);
-    return store;
   }
 
   afterEach(async () => {
@@ -112,14 +65,12 @@ describe('sql.js storage', () => {
       const { fs, control } = instrumentedFs();
       const storage = await track(openIn(await tempDir(), { fs }));
       const store = await withStore(storage);
-      let release!: () => void;
-      control.gate = new Promise((resolve) => (release = resolve));
+      const release = control.holdSyncs();
       let resolved = false;
       const write = storage.insertStatements(store.id, [makeStatement()]).then(() => (resolved = true));
       // Give the flush every chance to finish if it did not wait for the fsync.
-      for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+      await eventLoopTurns(20);
       expect(resolved).toBe(false);
-      control.gate = null;
       release();
       await write;
       expect(resolved).toBe(true);
@@ -129,8 +80,7 @@ describe('sql.js storage', () => {
       const { fs, control } = instrumentedFs();
       const storage = await track(openIn(await tempDir(), { fs }));
       const store = await withStore(storage);
-      let release!: () => void;
-      control.gate = new Promise((resolve) => (release = resolve));
+      const release = control.holdSyncs();
       const row = makeStatement();
       const first = storage.insertStatements(store.id, [row]);
       let repeatDone = false;
@@ -138,9 +88,8 @@ describe('sql.js storage', () => {
         repeatDone = true;
         return r;
       });
-      for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+      await eventLoopTurns(20);
       expect(repeatDone).toBe(false);
-      control.gate = null;
       release();
       expect(await first).toMatchObject({ inserted: [row.statementId] });
       expect(await repeat).toMatchObject({ unchanged: [row.statementId] });
@@ -249,10 +198,7 @@ describe('sql.js storage', () => {
       const file = path.join(storage.dataDir, SNAPSHOT_FILE);
       const bytes = await readFile(file);
       expect(bytes.subarray(0, 16).toString('latin1')).toBe('SQLite format 3\0');
-      const SQL = await initSqlJs({
-        locateFile: () => createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm'),
-      });
-      const db = new SQL.Database(bytes);
+      const db = new (await loadSqlJs()).Database(bytes);
       try {
         expect(db.exec('PRAGMA integrity_check')[0]!.values).toEqual([['ok']]);
         expect(db.exec('SELECT count(*) FROM statements')[0]!.values).toEqual([[2]]);
@@ -495,9 +441,7 @@ describe('sql.js storage', () => {
 
   describe('query plans', () => {
     it('drives every statement and Explorer query by an index in seq order: no sort, no full scan', async () => {
-      const SQL = await initSqlJs({ locateFile: () => createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm') });
-      const sql = new Sql(new SQL.Database());
-      ensureSchema(sql);
+      const sql = await schemaDatabase();
       const filters: Array<Partial<StatementQuery>> = [
         {},
         { agent: 'a' },

@@ -5,20 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { StatementQuery, StatementRow, Storage, StoreRecord } from '../../src-server/storage/storage';
-import { makeStatement, makeStore } from './rows';
+import type { StatementQuery, StatementRow } from '../../src-server/storage/storage';
+import { ALICE, BOB, COMPLETED, COURSE, makeStatement, makeStore } from './rows';
 import type { StatementSpec } from './rows';
+import type { ContractContext } from './storage-contract';
 
-export interface TargetsContractContext {
-  storage: () => Storage;
-  store: () => StoreRecord;
-  reopen: () => Promise<void>;
-}
-
-const ALICE = 'mbox:mailto:alice@example.com';
-const BOB = 'mbox:mailto:bob@example.com';
-const COURSE = 'http://example.com/course/1';
-const COMPLETED = 'http://adlnet.gov/expapi/verbs/completed';
 const ATTENDED = 'http://adlnet.gov/expapi/verbs/attended';
 
 /** A statement whose object is a StatementRef to `target` (voiding when spec.voids is set instead). */
@@ -28,7 +19,7 @@ function targeting(target: string, spec: StatementSpec = {}): StatementRow {
   return { ...row, statement, targetStatementId: target, terms: row.terms.filter((term) => term.kind === 'agent') };
 }
 
-export function describeStatementTargetsContract(ctx: TargetsContractContext): void {
+export function describeStatementTargetsContract(ctx: ContractContext): void {
   describe('statements that target statements', () => {
     const s = () => ctx.storage();
     const storeId = () => ctx.store().id;

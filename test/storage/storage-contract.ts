@@ -6,10 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Storage, StatementQuery, StoreRecord } from '../../src-server/storage/storage';
+import { describeActivitiesContract } from './activities-contract';
 import { describeConsoleContract } from './console-contract';
 import { describeDocumentContract } from './document-contract';
 import { describeStatementTargetsContract } from './statement-targets-contract';
-import { at, makeApiKey, makeRejection, makeStatement, makeStore } from './rows';
+import { ALICE, ATTEMPTED, BOB, COMPLETED, COURSE, MODULE, at, makeApiKey, makeRejection, makeStatement, makeStore } from './rows';
 
 export interface ContractSubject {
   storage: Storage;
@@ -19,14 +20,16 @@ export interface ContractSubject {
   cleanup: () => Promise<void>;
 }
 
-const ALICE = 'mbox:mailto:alice@example.com';
-const BOB = 'mbox:mailto:bob@example.com';
+/** What the parts of the contract (documents, targets, console, Activities) run against: a Store in a fresh storage. */
+export interface ContractContext {
+  storage: () => Storage;
+  store: () => StoreRecord;
+  /** Closes the storage and opens the same data again (after a crash, in some variants). */
+  reopen: () => Promise<void>;
+}
+
 const TEACHER = 'mbox:mailto:teacher@example.com';
-const COURSE = 'http://example.com/course/1';
-const MODULE = 'http://example.com/course/1/module/2';
 const OTHER_COURSE = 'http://example.com/course/9';
-const COMPLETED = 'http://adlnet.gov/expapi/verbs/completed';
-const ATTEMPTED = 'http://adlnet.gov/expapi/verbs/attempted';
 
 export function describeStorageContract(name: string, open: () => Promise<ContractSubject>): void {
   describe(`Storage contract: ${name}`, () => {
@@ -49,9 +52,11 @@ export function describeStorageContract(name: string, open: () => Promise<Contra
       storage = await subject.reopen();
     }
 
-    describeDocumentContract({ storage: () => storage, store: () => store, reopen });
-    describeStatementTargetsContract({ storage: () => storage, store: () => store, reopen });
-    describeConsoleContract({ storage: () => storage, store: () => store, reopen });
+    const ctx: ContractContext = { storage: () => storage, store: () => store, reopen };
+    describeDocumentContract(ctx);
+    describeStatementTargetsContract(ctx);
+    describeConsoleContract(ctx);
+    describeActivitiesContract(ctx);
 
     async function insert(...specs: Parameters<typeof makeStatement>[0][]): Promise<string[]> {
       const rows = specs.map((spec) => makeStatement(spec));
@@ -420,9 +425,38 @@ export function describeStorageContract(name: string, open: () => Promise<Contra
           statement: makeRejection().payload,
           error: makeRejection().error,
         });
+        expect(rejected).not.toHaveProperty('stored');
         expect(page.records[0]!.seq).toBeGreaterThan(rejected.seq);
         expect(rejected.seq).toBeGreaterThan(page.records[2]!.seq);
         expect(page.records[2]).toMatchObject({ receivedAt: at(1), error: null, keyId: 'lore_test_key' });
+      });
+
+      it('shows a statement as it was received and as stored, across a reopen', async () => {
+        const plain = makeStatement({ storedAt: 1 });
+        plain.lrsAdded = ['id', 'stored'];
+        const copied = makeStatement({ storedAt: 2 });
+        copied.lrsAdded = ['stored'];
+        copied.received = { id: copied.statementId.toUpperCase(), actor: { mbox: 'mailto:learner@example.com' }, note: 'as sent' };
+        // Rows written before the received form was recorded.
+        const older = makeStatement({ storedAt: 3 });
+        const result = await storage.insertStatements(store.id, [plain, copied, older]);
+        expect(result.ok).toBe(true);
+        const { id: _id, stored: _stored, ...plainAsSent } = plain.statement;
+        const expected = [
+          { statementId: older.statementId, statement: older.statement, stored: older.statement },
+          { statementId: copied.statementId, statement: copied.received, stored: copied.statement },
+          { statementId: plain.statementId, statement: plainAsSent, stored: plain.statement },
+        ];
+        const shown = async () =>
+          (await storage.searchExplorer(store.id, { limit: 10 })).records.map(({ statementId, statement, stored }) => ({
+            statementId,
+            statement,
+            stored,
+          }));
+        expect(await shown()).toEqual(expected);
+        await reopen();
+        expect(await shown()).toEqual(expected);
+        expect((await storage.findStatement(store.id, copied.statementId))?.statement).toEqual(copied.statement);
       });
 
       it('filters by status', async () => {

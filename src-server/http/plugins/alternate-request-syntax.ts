@@ -135,7 +135,8 @@ export function registerAlternateRequestSyntax(app: FastifyInstance): void {
       reply.header('X-Experience-API-Version', '1.0.3');
       setCorsHeaders(request, reply);
       const inner = rebuildRequest(request);
-      const response = await app.inject(inner);
+      // From the client's own address: limits and auth backoff count per address.
+      const response = await app.inject({ ...inner, remoteAddress: request.ip });
       reply.code(response.statusCode);
       for (const [name, value] of Object.entries(response.headers)) {
         if (!INNER_ONLY.has(name) && value !== undefined) reply.header(name, value);

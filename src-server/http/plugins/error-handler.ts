@@ -6,6 +6,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { LrsError, errors } from '../errors';
 import { StorageDuplicateError, StorageNotFoundError, StorageUnavailableError } from '../../storage/errors';
+import { StorageFullError } from '../../storage/errors';
 
 const FASTIFY_MESSAGES: Record<string, (error: FastifyError) => LrsError> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: (error) =>
@@ -18,9 +19,8 @@ const FASTIFY_MESSAGES: Record<string, (error: FastifyError) => LrsError> = {
 
 export function toLrsError(error: unknown): LrsError | null {
   if (error instanceof LrsError) return error;
-  if (error instanceof StorageUnavailableError) {
-    return errors.storageUnavailable(`Storage is unavailable; nothing was stored. Retry later. (${error.message})`);
-  }
+  if (error instanceof StorageFullError) return errors.storageFull(error.message);
+  if (error instanceof StorageUnavailableError) return errors.storageUnavailable(storageUnavailableMessage(error));
   // A request that raced another one (two creates of one slug, a delete during a write).
   if (error instanceof StorageDuplicateError) return errors.conflict(error.code, error.message);
   if (error instanceof StorageNotFoundError) return errors.notFound(error.code, error.message);
@@ -37,6 +37,24 @@ export function toLrsError(error: unknown): LrsError | null {
     return new LrsError(status, 'bad_request', fastifyError.message);
   }
   return null;
+}
+
+/**
+ * A full disk or a data directory that cannot be written are named as such: the admin can act on
+ * them. Both clear by themselves once fixed (the storage probes the disk again), so they stay 503.
+ */
+function storageUnavailableMessage(error: StorageUnavailableError): string {
+  let cause: unknown = error;
+  for (let depth = 0; depth < 5 && cause instanceof Error; depth++, cause = cause.cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code === 'ENOSPC' || code === 'EDQUOT') {
+      return 'The disk holding the data directory is full; nothing was stored. Writes resume by themselves once space is freed: retry later.';
+    }
+    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
+      return `The data directory cannot be written (${code}); nothing was stored. Writes resume by themselves once it can be: retry later.`;
+    }
+  }
+  return `Storage is unavailable; nothing was stored. Retry later. (${error.message})`;
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {

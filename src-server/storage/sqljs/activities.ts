@@ -109,10 +109,6 @@ export function upsertActivities(sql: Sql, storeNum: number, rows: ActivityOpRow
   }
 }
 
-export function deleteStoreActivities(sql: Sql, storeNum: number): void {
-  sql.run('DELETE FROM activities WHERE store_num = ?', [storeNum]);
-}
-
 export function findActivityRow(sql: Sql, storeNum: number, activityId: string): ActivityRecord | null {
   const row = sql.first('SELECT definition, updated FROM activities WHERE store_num = ? AND activity_id = ?', [
     storeNum,

@@ -4,6 +4,7 @@
  * One journal record, applied in one SQL transaction like every other write.
  */
 import type { ApplyState } from './ops';
+import type { Sql } from './sql';
 
 export interface EmptyStoreOp {
   t: 'emptyStore';
@@ -31,8 +32,13 @@ export const STORE_DATA_TABLES = [
 /** Store-keyed tables that emptying keeps (settings of the Store rather than its data). */
 export const KEPT_STORE_TABLES: readonly string[] = [];
 
+/** Deletes every row of the Store's data: emptying it, and deleting it (stores.ts). */
+export function deleteStoreRows(sql: Sql, storeNum: number): void {
+  for (const table of STORE_DATA_TABLES) sql.run(`DELETE FROM ${table} WHERE store_num = ?`, [storeNum]);
+}
+
 export function applyEmptyStore(state: ApplyState, op: EmptyStoreOp): void {
-  for (const table of STORE_DATA_TABLES) state.sql.run(`DELETE FROM ${table} WHERE store_num = ?`, [op.storeNum]);
+  deleteStoreRows(state.sql, op.storeNum);
   const counts = state.counts.get(op.storeNum);
   if (counts) {
     counts.statements = 0;

@@ -83,3 +83,28 @@ export const nodeStorageFs: StorageFs = {
     }
   },
 };
+
+/** Writes `data` as the whole file and fdatasyncs it. */
+export function writeFileDurably(fs: StorageFs, file: string, data: Uint8Array): Promise<void> {
+  return changeDurably(fs, file, { truncate: true }, (handle) => handle.write(data, 0));
+}
+
+/** Cuts the file to `size` bytes and fdatasyncs it. */
+export function truncateDurably(fs: StorageFs, file: string, size: number): Promise<void> {
+  return changeDurably(fs, file, { truncate: false }, (handle) => handle.truncate(size));
+}
+
+async function changeDurably(
+  fs: StorageFs,
+  file: string,
+  options: { truncate: boolean },
+  change: (handle: StorageFileHandle) => Promise<void>,
+): Promise<void> {
+  const handle = await fs.open(file, options);
+  try {
+    await change(handle);
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+}

@@ -10,7 +10,8 @@
  * and activities, not on the number of statements.
  */
 import type { IngestionQuery, IngestionStats } from '../storage';
-import type { RejectionOpRow, StatementOpRow } from './ops';
+import type { RejectionOpRow } from './rejections';
+import type { StatementOpRow } from './statement-writes';
 import type { Sql } from './sql';
 
 const MINUTE_MS = 60_000;
@@ -75,9 +76,6 @@ SELECT store_num, minute, sum(a), sum(v), sum(r) FROM (
   topTable('ingestion_top_hours', HOUR_MS),
   topTable('ingestion_top_days', DAY_MS),
 ];
-
-/** Tables of this module, for the Store's deletion and emptying. */
-export const INGESTION_TABLE_NAMES = TABLES.map((table) => table.name);
 
 /** Created at open when missing (the schema version stays 1: nothing older reads these tables). */
 export function ensureIngestionTables(sql: Sql): void {
@@ -151,10 +149,6 @@ export function countRejections(sql: Sql, storeNum: number, rows: RejectionOpRow
     minutes.set(minute, (minutes.get(minute) ?? 0) + 1);
   }
   for (const [minute, n] of minutes) sql.run(UPSERT_MINUTE, [storeNum, minute, 0, 0, n]);
-}
-
-export function deleteStoreIngestion(sql: Sql, storeNum: number): void {
-  for (const table of INGESTION_TABLE_NAMES) sql.run(`DELETE FROM ${table} WHERE store_num = ?`, [storeNum]);
 }
 
 /**

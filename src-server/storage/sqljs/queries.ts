@@ -7,26 +7,59 @@
 import type { SqlValue } from 'sql.js';
 import type { ExplorerQuery, StatementQuery } from '../storage';
 import { toMs } from './ops';
+import type { Row, Sql } from './sql';
 
 export interface BuiltQuery {
   sql: string;
   params: SqlValue[];
 }
 
+export function runQuery(sql: Sql, q: BuiltQuery): Row[] {
+  return sql.all(q.sql, q.params);
+}
+
 /** Column order of every statement row these queries return. */
 export const STATEMENT_COLUMNS = 's.seq, s.statement_id, s.statement, s.stored, s.voided, s.key_id';
+/** The Explorer's statement rows: STATEMENT_COLUMNS, then the columns of the statement as received (received.ts). */
+export const EXPLORER_STATEMENT_COLUMNS = `${STATEMENT_COLUMNS}, s.received, s.lrs_added`;
 /** Column order of every rejection row these queries return. */
 export const REJECTION_COLUMNS = 'r.seq, r.statement_id, r.payload, r.received_at, r.key_id, r.error';
 
-interface TermFilter {
+export interface TermFilter {
   kind: 'agent' | 'activity';
   value: string;
   primaryOnly: boolean;
 }
 
-interface Condition {
+export interface Condition {
   sql: string;
   params: SqlValue[];
+}
+
+/** The term filters of GET /statements: agent and activity, the primary terms only unless related_*. */
+export function statementTermFilters(q: StatementQuery): TermFilter[] {
+  const terms: TermFilter[] = [];
+  if (q.agent !== undefined) terms.push({ kind: 'agent', value: q.agent, primaryOnly: !q.relatedAgents });
+  if (q.activityId !== undefined) terms.push({ kind: 'activity', value: q.activityId, primaryOnly: !q.relatedActivities });
+  return terms;
+}
+
+/** GET /statements' bounds on `stored`: `since` exclusive, `until` inclusive. */
+export function storedTimeConditions(q: StatementQuery): Condition[] {
+  const conditions: Condition[] = [];
+  if (q.since !== undefined) conditions.push({ sql: 's.stored_ms > ?', params: [toMs(q.since)] });
+  if (q.until !== undefined) conditions.push({ sql: 's.stored_ms <= ?', params: [toMs(q.until)] });
+  return conditions;
+}
+
+/** The statement at `seq` (a column) has `term`; `alias` names the subquery's table. */
+export function hasTermCondition(alias: string, seq: string, storeNum: number, term: TermFilter): Condition {
+  return {
+    sql:
+      `EXISTS (SELECT 1 FROM statement_terms AS ${alias} WHERE ${alias}.store_num = ? AND ${alias}.kind = ? AND ` +
+      `${alias}.value = ? AND ${alias}.seq = ${seq}${term.primaryOnly ? ` AND ${alias}.is_primary = 1` : ''})`,
+    params: [storeNum, term.kind, term.value],
+  };
 }
 
 interface SeqBounds {
@@ -36,6 +69,7 @@ interface SeqBounds {
 }
 
 interface StatementSelect {
+  columns: string;
   storeNum: number;
   terms: TermFilter[];
   /** The index on `statements` that drives the query when no term filter does. */
@@ -65,22 +99,15 @@ function selectStatements(q: StatementSelect): BuiltQuery {
     where.push('s.store_num = ?');
     params.push(q.storeNum);
   }
-  others.forEach((term, i) => {
-    const alias = `o${i}`;
-    where.push(
-      `EXISTS (SELECT 1 FROM statement_terms AS ${alias} WHERE ${alias}.store_num = ? AND ${alias}.kind = ? AND ` +
-        `${alias}.value = ? AND ${alias}.seq = s.seq${term.primaryOnly ? ` AND ${alias}.is_primary = 1` : ''})`,
-    );
-    params.push(q.storeNum, term.kind, term.value);
-  });
-  for (const c of q.conditions) {
+  const conditions = [...others.map((term, i) => hasTermCondition(`o${i}`, 's.seq', q.storeNum, term)), ...q.conditions];
+  for (const c of conditions) {
     where.push(c.sql);
     params.push(...c.params);
   }
   pushBounds(seq, q.bounds, where, params);
   params.push(q.limit);
   return {
-    sql: `SELECT ${STATEMENT_COLUMNS} FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${seq} ${q.descending ? 'DESC' : 'ASC'} LIMIT ?`,
+    sql: `SELECT ${q.columns} FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${seq} ${q.descending ? 'DESC' : 'ASC'} LIMIT ?`,
     params,
   };
 }
@@ -102,16 +129,11 @@ function pushBounds(seq: string, bounds: SeqBounds, where: string[], params: Sql
 
 /** xAPI GET /statements: voided statements hidden; `limit` rows plus one to know whether more match. */
 export function statementQuery(storeNum: number, q: StatementQuery, limit: number): BuiltQuery {
-  const terms: TermFilter[] = [];
-  if (q.agent !== undefined) terms.push({ kind: 'agent', value: q.agent, primaryOnly: !q.relatedAgents });
-  if (q.activityId !== undefined) {
-    terms.push({ kind: 'activity', value: q.activityId, primaryOnly: !q.relatedActivities });
-  }
+  const terms = statementTermFilters(q);
   const conditions: Condition[] = [{ sql: 's.voided = 0', params: [] }];
   if (q.verbId !== undefined) conditions.push({ sql: 's.verb_id = ?', params: [q.verbId] });
   if (q.registration !== undefined) conditions.push({ sql: 's.registration = ?', params: [q.registration] });
-  if (q.since !== undefined) conditions.push({ sql: 's.stored_ms > ?', params: [toMs(q.since)] });
-  if (q.until !== undefined) conditions.push({ sql: 's.stored_ms <= ?', params: [toMs(q.until)] });
+  conditions.push(...storedTimeConditions(q));
   const descending = !q.ascending;
   const bounds: SeqBounds = { atMost: q.maxSeq };
   if (q.afterSeq !== undefined) {
@@ -121,7 +143,7 @@ export function statementQuery(storeNum: number, q: StatementQuery, limit: numbe
   // A registration is usually the most selective filter, then a verb.
   const index =
     q.registration !== undefined ? 'statements_registration' : q.verbId !== undefined ? 'statements_verb' : 'statements_store';
-  return selectStatements({ storeNum, terms, index, conditions, bounds, descending, limit });
+  return selectStatements({ columns: STATEMENT_COLUMNS, storeNum, terms, index, conditions, bounds, descending, limit });
 }
 
 /** The Explorer's statement half: accepted and voided statements, newest first. */
@@ -137,7 +159,16 @@ export function explorerStatementQuery(storeNum: number, q: ExplorerQuery, limit
   if (q.until !== undefined) conditions.push({ sql: 's.stored_ms <= ?', params: [toMs(q.until)] });
   // Voided statements are few: their partial index beats walking a verb's rows.
   const index = q.status === 'voided' ? 'statements_voided' : q.verbId !== undefined ? 'statements_verb' : 'statements_store';
-  return selectStatements({ storeNum, terms, index, conditions, bounds: { below: q.beforeSeq }, descending: true, limit });
+  return selectStatements({
+    columns: EXPLORER_STATEMENT_COLUMNS,
+    storeNum,
+    terms,
+    index,
+    conditions,
+    bounds: { below: q.beforeSeq },
+    descending: true,
+    limit,
+  });
 }
 
 /** The Explorer's rejection half, filtered on the best-effort columns, newest first. */

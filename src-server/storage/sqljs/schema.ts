@@ -9,8 +9,10 @@
 import { ensureActivitiesTable } from './activities';
 import { ensureDocumentSchema } from './documents';
 import { ensureIngestionTables } from './ingestion';
+import { ensureReceivedColumns } from './received';
 import type { Sql } from './sql';
 import { ensureStatementTargets } from './statement-targets';
+import { ensureStoreLimitsColumn } from './stores';
 
 export const SCHEMA_VERSION = 1;
 
@@ -128,6 +130,8 @@ export function ensureSchema(sql: Sql): Meta {
   ensureActivitiesTable(sql);
   ensureStatementTargets(sql);
   ensureIngestionTables(sql); // console statistics
+  ensureReceivedColumns(sql); // statements as received, for the Explorer
+  ensureStoreLimitsColumn(sql); // a Store's own limits
   return meta;
 }
 

@@ -15,8 +15,7 @@
  */
 import type { SqlValue } from 'sql.js';
 import type { StatementQuery } from '../storage';
-import { toMs } from './ops';
-import { STATEMENT_COLUMNS } from './queries';
+import { STATEMENT_COLUMNS, hasTermCondition, statementTermFilters, storedTimeConditions } from './queries';
 import type { BuiltQuery } from './queries';
 import type { Sql } from './sql';
 
@@ -77,13 +76,9 @@ export function targetingStatementQuery(storeNum: number, q: StatementQuery, lim
   const params: SqlValue[] = [];
   const where: string[] = ['g.store_num = ?', 's.voided = 0'];
   params.push(storeNum);
-  if (q.since !== undefined) {
-    where.push('s.stored_ms > ?');
-    params.push(toMs(q.since));
-  }
-  if (q.until !== undefined) {
-    where.push('s.stored_ms <= ?');
-    params.push(toMs(q.until));
+  for (const condition of storedTimeConditions(q)) {
+    where.push(condition.sql);
+    params.push(...condition.params);
   }
   const descending = !q.ascending;
   if (q.afterSeq !== undefined) {
@@ -110,16 +105,10 @@ export function targetingStatementQuery(storeNum: number, q: StatementQuery, lim
     match.push('m.registration = ?');
     matchParams.push(q.registration);
   }
-  const terms: Array<{ kind: string; value: string; primaryOnly: boolean }> = [];
-  if (q.agent !== undefined) terms.push({ kind: 'agent', value: q.agent, primaryOnly: !q.relatedAgents });
-  if (q.activityId !== undefined) terms.push({ kind: 'activity', value: q.activityId, primaryOnly: !q.relatedActivities });
-  terms.forEach((term, i) => {
-    const alias = `mt${i}`;
-    match.push(
-      `EXISTS (SELECT 1 FROM statement_terms AS ${alias} WHERE ${alias}.store_num = ? AND ${alias}.kind = ? AND ` +
-        `${alias}.value = ? AND ${alias}.seq = m.seq${term.primaryOnly ? ` AND ${alias}.is_primary = 1` : ''})`,
-    );
-    matchParams.push(storeNum, term.kind, term.value);
+  statementTermFilters(q).forEach((term, i) => {
+    const condition = hasTermCondition(`mt${i}`, 'm.seq', storeNum, term);
+    match.push(condition.sql);
+    matchParams.push(...condition.params);
   });
 
   // CROSS JOIN pins the order: from each chain link, look the statement up by its id (never walk

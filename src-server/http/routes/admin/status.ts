@@ -22,6 +22,7 @@ export default async function statusRoutes(
       rejections: stats.rejections,
       databaseBytes: stats.databaseBytes,
       ...deps.serviceInfo?.(),
+      ...(deps.storage.capacity ? { capacity: deps.storage.capacity() } : {}),
       ...(publicUrl ? { publicUrl } : {}),
     };
   });

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { createStoreSchema, deleteStoreSchema, updateStoreSchema } from '../../../admin/contract';
 import { storeSummary } from '../../../admin/store-actions';
-import { createStore, deleteStore, renameStore, toStoreView } from '../../../admin/stores';
+import { createStore, deleteStore, toStoreView, updateStore } from '../../../admin/stores';
 import type { Storage, StoreRecord } from '../../../storage/storage';
 import { errors } from '../../errors';
 import { parseInput } from '../../parse-input';
@@ -40,7 +40,7 @@ export default async function storeRoutes(app: FastifyInstance, deps: AdminRoute
   app.patch<{ Params: { slug: string } }>('/stores/:slug', async (request) => {
     const store = await findStoreOr404(storage, request.params.slug);
     const input = parseInput(updateStoreSchema, request.body, 'body');
-    return toStoreView(await renameStore(storage, store, input.name), publicUrl());
+    return toStoreView(await updateStore(storage, store, input), publicUrl());
   });
 
   app.delete<{ Params: { slug: string }; Querystring: { confirm?: string } }>('/stores/:slug', async (request, reply) => {

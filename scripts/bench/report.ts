@@ -1,0 +1,146 @@
+/** The benchmark's report: its JSON shape, the targets it is read against, and the printed table. */
+import type { LoadResult } from './load';
+
+export interface Memory {
+  rss: number;
+  peak: number;
+}
+
+export interface PhaseReport {
+  name: 'small' | 'large';
+  statements: number;
+  preload: { seconds: number; statementsPerSec: number; stored: number; stoppedEarly: string | null };
+  /** Large phase: how long the graceful stop (final snapshot) after the preload took. */
+  stopSecondsAfterPreload?: number;
+  scenarios: Array<{ name: string; label: string; service: LoadResult; baselineKey: string; ratio: number | null }>;
+  memoryAtStart?: Memory | null;
+  memory: Memory | null | undefined;
+  /** lore.sqlite right after the preload (large phase). */
+  snapshotBytes?: number;
+  dataDir: { total: number; files: Record<string, number> };
+  startup: { healthMs: number; queryMs: number };
+  stall: {
+    thresholdBytes: number;
+    startup: { healthMs: number; queryMs: number };
+    snapshots: string[];
+    load: LoadResult;
+    longestStallMs: number;
+  };
+}
+
+export interface Target {
+  target: string;
+  value: string;
+  verdict: 'PASS' | 'MISS' | 'n/a';
+}
+
+export interface Report {
+  startedAt: string;
+  mode: 'quick' | 'full';
+  seed: number;
+  secondsPerRun: number;
+  machine: Record<string, unknown>;
+  baselines: Record<string, LoadResult>;
+  phases: PhaseReport[];
+  targets: Target[];
+  durationSeconds: number;
+}
+
+const MB = 1024 * 1024;
+const fmt = (n: number | null | undefined, digits = 0) => (n == null || Number.isNaN(n) ? '—' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+const ms = (n: number) => fmt(n, n < 10 ? 2 : 1);
+const mb = (bytes: number | undefined) => (bytes == null ? '—' : `${fmt(bytes / MB, 0)} MB`);
+
+function scenario(phase: PhaseReport | undefined, name: string) {
+  return phase?.scenarios.find((s) => s.name === name);
+}
+
+function verdict(ok: boolean | null): Target['verdict'] {
+  return ok === null ? 'n/a' : ok ? 'PASS' : 'MISS';
+}
+
+export function evaluateTargets(report: Report): Target[] {
+  const small = report.phases.find((p) => p.name === 'small');
+  const large = report.phases.find((p) => p.name === 'large');
+  const targets: Target[] = [];
+  const post = scenario(small, 'post-1-c10');
+  targets.push({ target: 'single POST, 10 conn: ≥ 10,000 statements/s', value: `${fmt(post?.service.statementsPerSec)}/s`, verdict: verdict(post ? (post.service.statementsPerSec ?? 0) >= 10_000 : null) });
+  targets.push({ target: 'single POST, 10 conn: ≥ 30% of baseline', value: post?.ratio != null ? `${fmt(post.ratio * 100, 1)}%` : '—', verdict: verdict(post?.ratio != null ? post.ratio >= 0.3 : null) });
+  targets.push({ target: 'single POST, 10 conn: p99 ≤ 10 ms', value: post ? `${ms(post.service.p99)} ms` : '—', verdict: verdict(post ? post.service.p99 <= 10 : null) });
+  const batch = scenario(small, 'post-100');
+  targets.push({ target: 'batched POST: ≥ 30,000 statements/s', value: `${fmt(batch?.service.statementsPerSec)}/s`, verdict: verdict(batch ? (batch.service.statementsPerSec ?? 0) >= 30_000 : null) });
+  const worst = (names: string[]) => {
+    const found = names.map((n) => scenario(large, n)).filter((s) => s !== undefined);
+    return found.length ? Math.max(...found.map((s) => s.service.p95)) : null;
+  };
+  // Targets are set at 1M statements; a run with --statements N says N instead.
+  const n = large?.statements ?? 1_000_000;
+  const at = n % 1_000_000 === 0 ? `${n / 1_000_000}M` : fmt(n);
+  const getP95 = worst(['get-agent', 'get-activity', 'get-verb']);
+  targets.push({ target: `filtered GET limit 50 at ${at}: p95 ≤ 10 ms (worst filter)`, value: getP95 === null ? 'full mode' : `${ms(getP95)} ms`, verdict: verdict(getP95 === null ? null : getP95 <= 10) });
+  const explorerP95 = worst(['explorer-agent', 'explorer-activity']);
+  targets.push({ target: `Explorer search at ${at}: p95 ≤ 50 ms (worst filter)`, value: explorerP95 === null ? 'full mode' : `${ms(explorerP95)} ms`, verdict: verdict(explorerP95 === null ? null : explorerP95 <= 50) });
+  targets.push({
+    target: `start-up with ${at} (to the first query answered): ≤ 5 s`,
+    value: large ? `${fmt(large.startup.queryMs / 1000, 2)} s` : 'full mode',
+    verdict: verdict(large ? large.startup.queryMs <= 5000 : null),
+  });
+  targets.push({
+    target: `longest stall during a snapshot at ${at}: ≤ 2 s`,
+    value: large ? `${fmt(large.stall.longestStallMs / 1000, 2)} s (${large.stall.snapshots.length} snapshots)` : 'full mode',
+    verdict: verdict(large ? large.stall.longestStallMs <= 2000 && large.stall.snapshots.length > 0 : null),
+  });
+  const rss = large?.memory?.rss;
+  targets.push({
+    target: `RSS with ${at}: ≤ 2× snapshot size`,
+    value: large && rss && large.snapshotBytes ? `${mb(rss)} vs ${mb(large.snapshotBytes)} (${fmt(rss / large.snapshotBytes, 2)}×)` : 'full mode',
+    verdict: verdict(large && rss && large.snapshotBytes ? rss <= 2 * large.snapshotBytes : null),
+  });
+  return targets;
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  return rows.map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ')).join('\n');
+}
+
+export function printReport(report: Report): void {
+  const out: string[] = [];
+  out.push(`\nLore benchmark (${report.mode}, ${report.secondsPerRun} s per run, seed ${report.seed}, ${String(report.machine.cpus)} CPUs, Node ${String(report.machine.node)})`);
+  for (const phase of report.phases) {
+    out.push(`\n${phase.name === 'small' ? 'Small' : 'Large'} Store: ${fmt(phase.statements)} statements preloaded (${fmt(phase.preload.statementsPerSec)} statements/s in batches of 1000)`);
+    if (phase.preload.stoppedEarly) out.push(`preload stopped early: ${phase.preload.stoppedEarly}`);
+    if (phase.stopSecondsAfterPreload !== undefined) out.push(`graceful stop after the preload (final snapshot): ${fmt(phase.stopSecondsAfterPreload, 1)} s`);
+    const rows = [['scenario', 'req/s', 'stmts/s', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'CPU µs/req', 'baseline req/s', 'vs baseline', 'base CPU µs/req', 'non-2xx']];
+    for (const s of phase.scenarios) {
+      const base = report.baselines[s.baselineKey];
+      rows.push([
+        s.label,
+        fmt(s.service.requestsPerSec),
+        fmt(s.service.statementsPerSec),
+        ms(s.service.p50),
+        ms(s.service.p95),
+        ms(s.service.p99),
+        ms(s.service.max),
+        fmt(s.service.serverCpuMicrosPerRequest),
+        fmt(base?.requestsPerSec),
+        s.ratio == null ? '—' : `${fmt(s.ratio * 100, 1)}%`,
+        fmt(base?.serverCpuMicrosPerRequest),
+        String(s.service.non2xx + s.service.errors),
+      ]);
+    }
+    out.push(table(rows));
+    const files = Object.entries(phase.dataDir.files).map(([name, size]) => `${name} ${mb(size)}`).join(', ');
+    out.push(`memory: RSS ${mb(phase.memory?.rss)} after the scenarios${phase.memoryAtStart ? `, ${mb(phase.memoryAtStart.rss)} at start` : ''}, peak ${mb(phase.memory?.peak)}`);
+    out.push(`data directory after stop: ${mb(phase.dataDir.total)} (${files})${phase.snapshotBytes ? `; snapshot after preload ${mb(phase.snapshotBytes)}` : ''}`);
+    out.push(`start-up: /health after ${fmt(phase.startup.healthMs)} ms, first query after ${fmt(phase.startup.queryMs)} ms`);
+    const st = phase.stall;
+    out.push(
+      `snapshot under load (threshold ${mb(st.thresholdBytes)}, single POSTs, 10 conn): ${st.snapshots.length} snapshots, ` +
+        `${fmt(st.load.statementsPerSec)} statements/s, p99 ${ms(st.load.p99)} ms, max latency ${ms(st.load.max)} ms, longest gap without a response ${ms(st.load.longestGapMs)} ms`,
+    );
+  }
+  out.push('\nTargets');
+  out.push(table([['target', 'measured', ''], ...report.targets.map((t) => [t.target, t.value, t.verdict])]));
+  console.log(out.join('\n'));
+}

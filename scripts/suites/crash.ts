@@ -1,0 +1,21 @@
+/**
+ * npm run suite:crash [-- --rounds 10 --writers 20 --seed N]
+ * Kill -9 rounds against the real service, then damaged data directories. Exits 1 when an
+ * acknowledged write is missing or the service does not start.
+ */
+import { runCrashSuite } from '../../test/suites/crash/crash-suite';
+import { runSuite, suiteArgs } from './args';
+
+const args = suiteArgs({ rounds: 'number', writers: 'number', seed: 'number' });
+const seed = args.seed ?? Math.floor(Math.random() * 2 ** 31);
+await runSuite(() =>
+  runCrashSuite({
+    rounds: args.rounds ?? 10,
+    writers: args.writers ?? 20,
+    seed,
+    killAfterMs: [300, 2500],
+    snapshotThresholdBytes: 256 * 1024,
+    damageCases: 'all',
+    log: (line) => console.log(line),
+  }),
+);

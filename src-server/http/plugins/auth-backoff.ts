@@ -1,0 +1,113 @@
+/**
+ * Backoff against credential guessing: after repeated 401s from one client address for one
+ * credential, that address is answered 429 with a Retry-After that doubles with each further
+ * failure. A pure module with an injected clock (milliseconds), table-tested.
+ *
+ * What a failure is counted against is the caller's choice (plugins/limits.ts): the client address
+ * with the key id presented (or "admin" for the admin token). Per address, so a correct
+ * credential from another address is never slowed; per presented key id as well, so a class
+ * behind one school NAT whose one course package carries a revoked key does not lock out every
+ * other course from that address. Guessing a secret needs a key id, and each id is held to
+ * `maxFailures` guesses per window, then to one guess per (doubling) block.
+ *
+ * While an address is blocked, its credentials are not checked at all: answering "right" or
+ * "wrong" during a block would let the guessing go on at full speed.
+ */
+
+export interface BackoffPolicy {
+  /** Failures within `windowMs` that start the first block. */
+  maxFailures: number;
+  windowMs: number;
+  /** The first block; each failure after a block (before `forgetAfterMs` of quiet) doubles it. */
+  firstBlockMs: number;
+  maxBlockMs: number;
+  /** Quiet time after which an address starts over. */
+  forgetAfterMs: number;
+}
+
+export const DEFAULT_BACKOFF_POLICY: BackoffPolicy = {
+  maxFailures: 10,
+  windowMs: 60_000,
+  firstBlockMs: 30_000,
+  maxBlockMs: 15 * 60_000,
+  forgetAfterMs: 60 * 60_000,
+};
+
+export type BackoffDecision = { ok: true } | { ok: false; retryAfterSeconds: number };
+
+interface Entry {
+  /** Failure times within the window, before the first block. */
+  failures: number[];
+  /** Blocks so far; from the first on, every failure blocks again, twice as long. */
+  blocks: number;
+  blockedUntil: number;
+  lastFailureAt: number;
+}
+
+/** Most entries kept; beyond it the oldest are dropped (an attacker with many addresses cannot grow memory). */
+const MAX_ENTRIES = 50_000;
+
+export class AuthBackoff {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(
+    private readonly policy: BackoffPolicy = DEFAULT_BACKOFF_POLICY,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Whether `key` may try its credentials now. */
+  check(key: string): BackoffDecision {
+    const entry = this.current(key);
+    if (!entry) return { ok: true };
+    const wait = entry.blockedUntil - this.now();
+    return wait > 0 ? { ok: false, retryAfterSeconds: Math.ceil(wait / 1000) } : { ok: true };
+  }
+
+  /** Records a refused credential; may start (or lengthen) a block. */
+  fail(key: string): void {
+    const now = this.now();
+    const entry = this.current(key) ?? { failures: [], blocks: 0, blockedUntil: 0, lastFailureAt: now };
+    entry.lastFailureAt = now;
+    if (entry.blocks === 0) {
+      entry.failures = entry.failures.filter((at) => now - at < this.policy.windowMs);
+      entry.failures.push(now);
+      if (entry.failures.length < this.policy.maxFailures) return this.keep(key, entry);
+      entry.failures = [];
+    }
+    entry.blocks++;
+    const blockMs = Math.min(this.policy.maxBlockMs, this.policy.firstBlockMs * 2 ** Math.min(entry.blocks - 1, 30));
+    entry.blockedUntil = now + blockMs;
+    this.keep(key, entry);
+  }
+
+  /** A credential was accepted: `key` starts over. */
+  succeed(key: string): void {
+    this.entries.delete(key);
+  }
+
+  /** How many addresses are remembered (for tests: memory stays bounded). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private current(key: string): Entry | undefined {
+    const entry = this.entries.get(key);
+    if (entry && this.now() - Math.max(entry.lastFailureAt, entry.blockedUntil) >= this.policy.forgetAfterMs) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  private keep(key: string, entry: Entry): void {
+    // Re-inserted, so the map's order is oldest failure first.
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    if (this.entries.size > MAX_ENTRIES) {
+      for (const oldest of this.entries.keys()) {
+        this.entries.delete(oldest);
+        if (this.entries.size <= MAX_ENTRIES * 0.9) break;
+      }
+    }
+  }
+}

@@ -1,0 +1,22 @@
+/**
+ * POST /admin/api/backups: a download of the whole database as an SQLite file, from a consistent
+ * point (README.md, "Backups"). `npm run backup` calls it; `npm run restore` puts the file back.
+ */
+import type { FastifyInstance } from 'fastify';
+import { BACKUPS_PATH } from '../../../admin/contract';
+import { createBackup } from '../../../admin/backups';
+import { LrsError } from '../../errors';
+import type { AdminRouteDeps } from './stores';
+
+export default async function backupRoutes(app: FastifyInstance, deps: AdminRouteDeps): Promise<void> {
+  app.post(BACKUPS_PATH, async (_request, reply) => {
+    const pending = createBackup(deps.storage);
+    if (!pending) throw new LrsError(501, 'backup_not_supported', 'This storage takes no backups itself; use its database tools.');
+    const backup = await pending;
+    return reply
+      .header('content-type', 'application/vnd.sqlite3')
+      .header('content-disposition', `attachment; filename="${backup.fileName}"`)
+      .header('cache-control', 'no-store')
+      .send(Buffer.from(backup.bytes.buffer, backup.bytes.byteOffset, backup.bytes.byteLength));
+  });
+}

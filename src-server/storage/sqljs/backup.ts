@@ -1,0 +1,129 @@
+/**
+ * Backups of the embedded database: an image taken from a consistent point of a running service
+ * (DurableDatabase.exportImage, the snapshot's own export), its verification, and the restore of
+ * one into a data directory that no service holds. See README.md, "Backups".
+ */
+import { promises as fsp } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { SqlJsStatic } from 'sql.js';
+import { nodeStorageFs, writeFileDurably } from './fs';
+import { isJournalFileName } from './journal-format';
+import { SNAPSHOT_FILE, SNAPSHOT_TEMP_FILE, loadSqlJs } from './load-database';
+import { lockDataDir } from './lock';
+import { SCHEMA_VERSION, readMeta } from './schema';
+import { Sql } from './sql';
+
+/** A file that is not a backup this release can restore; the message says why in plain words. */
+export class InvalidBackupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidBackupError';
+  }
+}
+
+export interface BackupSummary {
+  bytes: number;
+  schemaVersion: number;
+  /** The journal record the image holds up to (a restored service continues after it). */
+  journalSeq: number;
+  stores: number;
+  statements: number;
+  rejections: number;
+}
+
+const SQLITE_HEADER = 'SQLite format 3\0';
+/** Tables every Lore database has since schema version 1. */
+const REQUIRED_TABLES = ['meta', 'stores', 'api_keys', 'statements', 'statement_terms', 'rejections'];
+
+export function sqlJsForBackups(wasmPath?: string): Promise<SqlJsStatic> {
+  return loadSqlJs(wasmPath ?? createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm'));
+}
+
+/** Whether `bytes` start like an SQLite database file (cheap; verifyBackup checks the rest). */
+export function hasSqliteHeader(bytes: Uint8Array): boolean {
+  return bytes.length >= 100 && Buffer.from(bytes.subarray(0, 16)).toString('latin1') === SQLITE_HEADER;
+}
+
+/** Opens the image and checks it is a whole Lore database this release reads; throws InvalidBackupError. */
+export function verifyBackup(SQL: SqlJsStatic, bytes: Uint8Array, name = 'the file'): BackupSummary {
+  if (!hasSqliteHeader(bytes)) throw new InvalidBackupError(`${name} is not an SQLite database (its first bytes are not "SQLite format 3").`);
+  let sql: Sql;
+  try {
+    sql = new Sql(new SQL.Database(bytes));
+  } catch (err) {
+    throw new InvalidBackupError(`${name} cannot be opened as an SQLite database: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  try {
+    const check = sql.all('PRAGMA quick_check').map(([line]) => String(line));
+    if (check.join() !== 'ok') throw new InvalidBackupError(`${name} is damaged: ${check.slice(0, 3).join('; ')}`);
+    const tables = new Set(sql.all("SELECT name FROM sqlite_master WHERE type = 'table'").map(([table]) => table as string));
+    const missing = REQUIRED_TABLES.filter((table) => !tables.has(table));
+    if (missing.length > 0) throw new InvalidBackupError(`${name} is an SQLite database but not a Lore one: it has no ${missing.join(', ')} table.`);
+    const meta = readMeta(sql);
+    if (meta.schemaVersion < 1 || meta.schemaVersion > SCHEMA_VERSION) {
+      throw new InvalidBackupError(`${name} has schema version ${meta.schemaVersion}; this release reads 1 to ${SCHEMA_VERSION}.`);
+    }
+    const count = (table: string) => sql.first(`SELECT count(*) FROM ${table}`)![0] as number;
+    return {
+      bytes: bytes.length,
+      schemaVersion: meta.schemaVersion,
+      journalSeq: meta.journalSeq,
+      stores: count('stores'),
+      statements: count('statements'),
+      rejections: count('rejections'),
+    };
+  } catch (err) {
+    if (err instanceof InvalidBackupError) throw err;
+    throw new InvalidBackupError(`${name} cannot be read as a Lore database: ${err instanceof Error ? err.message : String(err)}`);
+  } finally {
+    sql.close();
+  }
+}
+
+export interface RestoreResult extends BackupSummary {
+  /** The files of the previous data, renamed: `<name>.before-restore` (`.before-restore.2`, ... when taken). */
+  keptAs: string[];
+}
+
+/**
+ * Makes `from` the data directory's database. Refuses while a service holds the directory (it
+ * takes the lock itself for the duration), refuses a file that is not a Lore backup, and renames
+ * the previous snapshot and journal files instead of deleting them.
+ */
+export async function restoreDataDir(options: { dataDir: string; from: string; wasmPath?: string; log?: (msg: string) => void }): Promise<RestoreResult> {
+  const log = options.log ?? (() => {});
+  const dataDir = path.resolve(options.dataDir);
+  const bytes = await fsp.readFile(options.from).catch((err: NodeJS.ErrnoException) => {
+    throw new InvalidBackupError(`cannot read ${options.from}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
+  });
+  const summary = verifyBackup(await sqlJsForBackups(options.wasmPath), bytes, options.from);
+  await fsp.mkdir(dataDir, { recursive: true });
+  // Throws DataDirLockedError when a service runs on the directory.
+  const lock = await lockDataDir(dataDir, log);
+  try {
+    const previous = (await fsp.readdir(dataDir)).filter((name) => name === SNAPSHOT_FILE || isJournalFileName(name)).sort();
+    const suffix = await freeSuffix(dataDir, previous);
+    const temp = path.join(dataDir, SNAPSHOT_TEMP_FILE);
+    await writeFileDurably(nodeStorageFs, temp, bytes);
+    const keptAs: string[] = [];
+    for (const name of previous) {
+      await fsp.rename(path.join(dataDir, name), path.join(dataDir, name + suffix));
+      keptAs.push(name + suffix);
+    }
+    await fsp.rename(temp, path.join(dataDir, SNAPSHOT_FILE));
+    await nodeStorageFs.syncDir(dataDir);
+    log(`restored ${options.from} into ${dataDir}${keptAs.length ? `; the previous data is kept as ${keptAs.join(', ')}` : ''}`);
+    return { ...summary, keptAs };
+  } finally {
+    await lock.release();
+  }
+}
+
+async function freeSuffix(dataDir: string, names: string[]): Promise<string> {
+  const existing = new Set(await fsp.readdir(dataDir));
+  for (let n = 1; ; n++) {
+    const suffix = n === 1 ? '.before-restore' : `.before-restore.${n}`;
+    if (names.every((name) => !existing.has(name + suffix))) return suffix;
+  }
+}

@@ -1,0 +1,406 @@
+/**
+ * The durable database: sql.js in memory, made durable by the journal (group commit) and by
+ * snapshots. It owns the data directory (lock, files), the write path, the recovery from a failed
+ * flush, snapshots and the coalesced API-key last-used times. It knows journal operations, not
+ * domains: each domain's module builds its operations (ops.ts) and reads through `sql`.
+ * See ../README.md for the file formats, recovery and the crash-window reasoning.
+ *
+ * The write path, with no await between its steps (so writes are atomic with respect to each
+ * other): the caller checks (conflicts, existence) and builds the operation → `commit` encodes the
+ * record, applies it in one SQL transaction and queues it → the promise resolves once it is fsynced.
+ */
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { SqlJsStatic } from 'sql.js';
+import { StorageUnavailableError } from '../errors';
+import { applyTouch } from './api-keys';
+import { nodeStorageFs, truncateDurably, writeFileDurably } from './fs';
+import type { StorageFs } from './fs';
+import { encodeRecord, journalFileName } from './journal-format';
+import { JournalWriter } from './journal-writer';
+import { PROBE_FILE, SNAPSHOT_FILE, SNAPSHOT_TEMP_FILE, loadCaches, loadDatabase, loadSqlJs } from './load-database';
+import type { LoadedDatabase } from './load-database';
+import { lockDataDir } from './lock';
+import type { DataDirLock } from './lock';
+import { applyOp } from './ops';
+import type { ApplyState, Op } from './ops';
+import { writeMeta } from './schema';
+import type { RejectionRetention } from './retention';
+import type { Sql } from './sql';
+
+export interface SqljsStorageOptions {
+  dataDir: string;
+  /** sql.js's `sql-wasm.wasm`; by default the one in node_modules (the desktop app passes its own). */
+  wasmPath?: string;
+  /** Take a snapshot once the journal passes this size. Default 64 MiB. */
+  snapshotThresholdBytes?: number;
+  log?: (msg: string) => void;
+  /** How often coalesced API-key last-used times are journaled. Default 5 s. */
+  touchFlushIntervalMs?: number;
+  /** File operations; tests inject failures and count fsyncs through this. */
+  fs?: StorageFs;
+  /** The most data the database takes before refusing writes that add data (capacity.ts). Default 2 GiB. */
+  capacityLimitBytes?: number;
+  /** Pruning of the rejected-statement log (retention.ts); off unless given. */
+  rejectionRetention?: RejectionRetention;
+}
+
+const DEFAULT_SNAPSHOT_THRESHOLD_BYTES = 64 * 1024 * 1024;
+const DEFAULT_TOUCH_FLUSH_INTERVAL_MS = 5_000;
+/** After a failed flush, the disk is retried after this delay, doubling up to RETRY_MAX_MS. */
+const RETRY_MIN_MS = 1_000;
+const RETRY_MAX_MS = 30_000;
+const PROBE_BYTES = new Uint8Array(64 * 1024);
+
+interface DatabaseInit {
+  options: SqljsStorageOptions;
+  SQL: SqlJsStatic;
+  fs: StorageFs;
+  dataDir: string;
+  lock: DataDirLock;
+  log: (msg: string) => void;
+  loaded: LoadedDatabase;
+}
+
+export class DurableDatabase {
+  readonly dataDir: string;
+  private readonly SQL: SqlJsStatic;
+  private readonly fs: StorageFs;
+  private readonly lock: DataDirLock;
+  private readonly log: (msg: string) => void;
+  private readonly snapshotThresholdBytes: number;
+  private readonly touchTimer: NodeJS.Timeout;
+  // The loaded database; replaced as a whole when a failed flush makes it reload.
+  private applyState!: ApplyState;
+  private writer!: JournalWriter;
+  /** The journal seq of the newest record applied. */
+  private journalSeq = 0;
+  /** The journal seq the snapshot on disk holds. */
+  private snapshotSeq = 0;
+  private snapshotExists = false;
+  /** Journal files before the current one, deleted once a snapshot covers them. */
+  private olderJournals: string[] = [];
+  /** API-key last-used times applied in memory but not journaled yet. */
+  private readonly pendingTouches = new Map<string, string>();
+  private snapshotting: Promise<void> | null = null;
+  private snapshotScheduled = false;
+  private closing: Promise<void> | null = null;
+  /** Set from a failed flush until the database has reloaded and the disk takes writes again. */
+  private failure: StorageUnavailableError | null = null;
+  /** The in-memory database holds changes that never reached the disk: reload before writing. */
+  private stale = false;
+  private recovering: Promise<void> | null = null;
+  private retryDelayMs = RETRY_MIN_MS;
+  private nextRetryAt = 0;
+
+  /** Opens (creating when needed) the data directory: lock, snapshot, journal replay. */
+  static async open(options: SqljsStorageOptions): Promise<DurableDatabase> {
+    const log = options.log ?? (() => {});
+    const fs = options.fs ?? nodeStorageFs;
+    const dataDir = path.resolve(options.dataDir);
+    await fs.mkdir(dataDir);
+    const lock = await lockDataDir(dataDir, log);
+    try {
+      const SQL = await loadSqlJs(options.wasmPath ?? createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm'));
+      // Left by a snapshot interrupted before its rename (the previous snapshot is still whole), or
+      // by a disk probe interrupted by a crash.
+      await fs.unlink(path.join(dataDir, SNAPSHOT_TEMP_FILE));
+      await fs.unlink(path.join(dataDir, PROBE_FILE));
+      const loaded = await loadDatabase({ SQL, fs, dataDir, log, durableSizes: new Map() });
+      return new DurableDatabase({ options, SQL, fs, dataDir, lock, log, loaded });
+    } catch (err) {
+      await lock.release();
+      throw err;
+    }
+  }
+
+  private constructor(init: DatabaseInit) {
+    this.dataDir = init.dataDir;
+    this.SQL = init.SQL;
+    this.fs = init.fs;
+    this.lock = init.lock;
+    this.log = init.log;
+    this.snapshotThresholdBytes = init.options.snapshotThresholdBytes ?? DEFAULT_SNAPSHOT_THRESHOLD_BYTES;
+    this.install(init.loaded);
+    this.touchTimer = setInterval(() => {
+      this.flushTouches().catch((err: unknown) => this.log(`could not journal API-key last-used times: ${String(err)}`));
+    }, init.options.touchFlushIntervalMs ?? DEFAULT_TOUCH_FLUSH_INTERVAL_MS);
+    this.touchTimer.unref();
+  }
+
+  private install(loaded: LoadedDatabase): void {
+    this.applyState = loaded.state;
+    this.journalSeq = loaded.journalSeq;
+    this.snapshotSeq = loaded.snapshotSeq;
+    this.snapshotExists = loaded.snapshotExists;
+    this.olderJournals = loaded.older;
+    this.writer = new JournalWriter({
+      fs: this.fs,
+      dir: this.dataDir,
+      ...loaded.current,
+      onFlushed: () => this.maybeScheduleSnapshot(),
+      onFailed: (failure) => this.onJournalFailure(failure),
+    });
+    // Last-used times not journaled yet were applied to the database being replaced.
+    for (const [id, lastUsedAt] of this.pendingTouches) applyTouch(this.sql, id, lastUsedAt);
+  }
+
+  /** The database and its lookups as they are now (a reload replaces them: do not keep them across an await). */
+  get state(): ApplyState {
+    return this.applyState;
+  }
+
+  get sql(): Sql {
+    return this.applyState.sql;
+  }
+
+  /** Bytes in the current journal file (what the snapshot threshold is compared with). */
+  get journalBytes(): number {
+    return this.writer.currentBytes;
+  }
+
+  /** Bytes of the database image: what a snapshot writes. */
+  get databaseBytes(): number {
+    const [pages, pageSize] = this.sql.first('SELECT page_count, page_size FROM pragma_page_count(), pragma_page_size()')!;
+    return (pages as number) * (pageSize as number);
+  }
+
+  assertOpen(): void {
+    if (this.closing) throw new StorageUnavailableError('the storage is closed');
+  }
+
+  /** Resolves when writes are taken: open, and no flush failure left (retrying the disk when due). */
+  async writable(): Promise<void> {
+    this.assertOpen();
+    if (!this.failure) return;
+    if (this.recovering || Date.now() < this.nextRetryAt) throw this.failure;
+    await this.recover();
+  }
+
+  /** The write path: apply, then queue the record and wait for it to be durable. */
+  commit(op: Op): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    const j = this.journalSeq + 1;
+    const record = encodeRecord({ j, op });
+    try {
+      this.sql.transaction(() => applyOp(this.applyState, op));
+    } catch (err) {
+      loadCaches(this.applyState);
+      throw err;
+    }
+    this.journalSeq = j;
+    return this.writer.append(record);
+  }
+
+  /** Resolves once every record queued so far is durable. */
+  durable(): Promise<void> {
+    return this.writer.sync();
+  }
+
+  /**
+   * The per-request "key used" mark: applied in memory at once and journaled in one record per
+   * interval (touchFlushIntervalMs) for all keys, instead of one durable write per request. A crash
+   * loses at most that interval of last-used times. It never fails for a full disk.
+   */
+  touchApiKey(id: string, lastUsedAt: string): void {
+    applyTouch(this.sql, id, lastUsedAt);
+    this.noteTouch(id, lastUsedAt);
+  }
+
+  /**
+   * Writes the database image to `lore.sqlite` and starts a new journal file. Resolves once the
+   * image is durable and the journal files it covers are deleted.
+   */
+  async snapshot(): Promise<void> {
+    this.assertOpen();
+    await this.takeSnapshot();
+  }
+
+  /**
+   * Journals the coalesced last-used times and waits until every write so far is durable and no
+   * snapshot is under way: the files then hold everything, as a backup copy of them would need.
+   */
+  async flush(): Promise<void> {
+    this.assertOpen();
+    await this.flushTouches();
+    await this.writer.sync();
+    while (this.snapshotScheduled || this.snapshotting) {
+      await (this.snapshotting?.catch(() => {}) ?? new Promise((resolve) => setImmediate(resolve)));
+    }
+  }
+
+  /**
+   * The database image as a snapshot would write it now (backup.ts): taken after the coalesced
+   * last-used times are journaled, synchronously like the snapshot's, and resolved only once every
+   * write it holds is durable (a flush failure rejects rather than hand out writes that failed).
+   */
+  async exportImage(): Promise<Uint8Array> {
+    await this.flush();
+    if (this.failure) throw this.failure;
+    writeMeta(this.sql, { journalSeq: this.journalSeq, lastSeq: this.applyState.lastSeq });
+    const image = this.sql.db.export();
+    this.sql.resetCache();
+    await this.writer.sync();
+    return image;
+  }
+
+  async close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    clearInterval(this.touchTimer);
+    try {
+      await this.flushTouches();
+      await this.takeSnapshot(true);
+    } finally {
+      // A snapshot or a reload may still be under way: let it finish before closing files.
+      await this.snapshotting?.catch(() => {});
+      await this.recovering?.catch(() => {});
+      await this.writer.close();
+      this.sql.close();
+      await this.lock.release();
+    }
+  }
+
+  // Snapshots
+
+  /** `recover`: after a failed flush, reload and retry the disk first (close does) instead of failing. */
+  private async takeSnapshot(recover = false): Promise<void> {
+    if (this.failure) {
+      if (!recover) throw this.failure;
+      await this.recover();
+    }
+    while (this.snapshotting) await this.snapshotting.catch(() => {});
+    this.snapshotting = this.writeSnapshot().finally(() => {
+      this.snapshotting = null;
+    });
+    return this.snapshotting;
+  }
+
+  private async writeSnapshot(): Promise<void> {
+    if (this.failure) throw this.failure;
+    const journalSeq = this.journalSeq;
+    if (journalSeq === this.snapshotSeq && this.olderJournals.length === 0 && this.snapshotExists) return;
+    // Synchronous from here to the rotation: no write can slip between the image and the new file.
+    writeMeta(this.sql, { journalSeq, lastSeq: this.applyState.lastSeq });
+    const image = this.sql.db.export();
+    this.sql.resetCache();
+    const nextJournal = path.join(this.dataDir, journalFileName(journalSeq + 1));
+    // The current file already starts after the image when nothing was written since the last rotation.
+    const rotate = nextJournal !== this.writer.currentPath;
+    const covered = rotate ? [...this.olderJournals, this.writer.currentPath] : [...this.olderJournals];
+    this.olderJournals = covered;
+    const previousDurable = rotate ? this.writer.rotate(nextJournal) : this.writer.sync();
+
+    const temp = path.join(this.dataDir, SNAPSHOT_TEMP_FILE);
+    try {
+      // The image may hold records still in flight: it must not replace the old one before they are durable.
+      await previousDurable;
+      await writeFileDurably(this.fs, temp, image);
+      await this.fs.rename(temp, path.join(this.dataDir, SNAPSHOT_FILE));
+      await this.fs.syncDir(this.dataDir);
+    } catch (err) {
+      await this.fs.unlink(temp).catch(() => {});
+      throw err;
+    }
+    this.snapshotSeq = journalSeq;
+    this.snapshotExists = true;
+    // From here a crash leaves old journal files beside the new image: replay skips their records.
+    for (const file of covered) await this.fs.unlink(file);
+    this.olderJournals = this.olderJournals.filter((file) => !covered.includes(file));
+    this.log(`snapshot written: ${image.length} bytes, journal seq ${journalSeq}`);
+  }
+
+  private maybeScheduleSnapshot(): void {
+    if (this.snapshotScheduled || this.snapshotting || this.closing) return;
+    if (this.writer.currentBytes < this.snapshotThresholdBytes) return;
+    this.snapshotScheduled = true;
+    // Off the request path: the flush that crossed the threshold has already answered its writers.
+    setImmediate(() => {
+      this.snapshotScheduled = false;
+      if (this.closing) return;
+      this.takeSnapshot().catch((err: unknown) => this.log(`snapshot failed: ${String(err)}`));
+    });
+  }
+
+  private async flushTouches(): Promise<void> {
+    if (this.pendingTouches.size === 0 || this.failure) return;
+    const touches = [...this.pendingTouches];
+    this.pendingTouches.clear();
+    try {
+      await this.commit({ t: 'touchApiKeys', touches });
+    } catch (err) {
+      // Kept for the next interval (and re-applied if the failure makes the database reload).
+      for (const [id, lastUsedAt] of touches) this.noteTouch(id, lastUsedAt);
+      throw err;
+    }
+  }
+
+  private noteTouch(id: string, lastUsedAt: string): void {
+    const previous = this.pendingTouches.get(id);
+    if (previous === undefined || previous < lastUsedAt) this.pendingTouches.set(id, lastUsedAt);
+  }
+
+  // When the disk fails
+
+  /**
+   * A flush failed. Its writes were applied in memory but their callers are told
+   * StorageUnavailableError, so they must not survive: the database reloads the durable state
+   * (snapshot + journal up to the last durable byte) at once, so reads stop showing them, and
+   * refuses writes until a probe shows the disk takes writes again.
+   */
+  private onJournalFailure(failure: StorageUnavailableError): void {
+    if (this.failure) return;
+    this.failure = failure;
+    this.stale = true;
+    this.nextRetryAt = 0;
+    this.log(`${failure.message}; writes are refused until the disk takes them again`);
+    if (!this.closing) this.recover().catch(() => {});
+  }
+
+  /** Reloads when needed, then probes the disk; clears the failure when both work. */
+  private recover(): Promise<void> {
+    this.recovering ??= (async () => {
+      try {
+        if (this.stale) await this.reload();
+        await writeFileDurably(this.fs, path.join(this.dataDir, PROBE_FILE), PROBE_BYTES);
+        await this.fs.unlink(path.join(this.dataDir, PROBE_FILE));
+      } catch (err) {
+        this.nextRetryAt = Date.now() + this.retryDelayMs;
+        this.log(`storage still unavailable (${err instanceof Error ? err.message : String(err)}); next try in ${this.retryDelayMs} ms`);
+        this.retryDelayMs = Math.min(this.retryDelayMs * 2, RETRY_MAX_MS);
+        throw this.failure ?? err;
+      }
+      this.failure = null;
+      this.retryDelayMs = RETRY_MIN_MS;
+      this.log('the disk takes writes again');
+    })().finally(() => {
+      this.recovering = null;
+    });
+    return this.recovering;
+  }
+
+  private async reload(): Promise<void> {
+    // A snapshot deletes journal files the reload reads: let it finish (it fails with the writer).
+    await this.snapshotting?.catch(() => {});
+    await this.writer.close();
+    // Bytes past a file's durable size hold records whose callers were told they failed.
+    const durableSizes = this.writer.durableSizes();
+    const loaded = await loadDatabase({ SQL: this.SQL, fs: this.fs, dataDir: this.dataDir, log: this.log, durableSizes });
+    this.sql.close();
+    this.install(loaded);
+    this.stale = false;
+    this.log(`reloaded the durable state (journal seq ${loaded.journalSeq})`);
+    // Cut them off the files too, so a crash cannot bring them back. On a sick disk this may fail:
+    // the new writer cuts them before its first write anyway.
+    for (const [file, size] of durableSizes) {
+      try {
+        await truncateDurably(this.fs, file, size);
+      } catch {
+        // Best effort, see above.
+      }
+    }
+  }
+}

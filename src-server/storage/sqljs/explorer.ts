@@ -1,0 +1,49 @@
+/**
+ * The Statement Explorer's search in the embedded database: accepted, voided and rejected
+ * statements of a Store, newest first, in one seq order (statements and rejections share the
+ * counter). Each half is read by its own index-driven query (queries.ts). Every record shows the
+ * statement as the client sent it (received.ts); accepted and voided ones also as stored.
+ */
+import type { ExplorerPage, ExplorerQuery, ExplorerRecord } from '../storage';
+import { explorerRejectionQuery, explorerStatementQuery, runQuery } from './queries';
+import { receivedStatement } from './received';
+import type { Sql } from './sql';
+import { toStoredStatement } from './statement-reads';
+
+/** One page; `limit` is checked by the caller. */
+export function searchExplorerRows(sql: Sql, storeNum: number, query: ExplorerQuery): ExplorerPage {
+  const { limit } = query;
+  const records: ExplorerRecord[] = [];
+  if (query.status !== 'rejected') {
+    for (const row of runQuery(sql, explorerStatementQuery(storeNum, query, limit + 1))) {
+      const s = toStoredStatement(row);
+      records.push({
+        seq: s.seq,
+        status: s.voided ? 'voided' : 'accepted',
+        statementId: s.statementId,
+        receivedAt: s.stored,
+        keyId: s.keyId,
+        statement: receivedStatement(s.statement, row[6], row[7]),
+        stored: s.statement,
+        error: null,
+      });
+    }
+  }
+  if (query.status === undefined || query.status === 'rejected') {
+    for (const [seq, statementId, payload, receivedAt, keyId, error] of runQuery(sql, explorerRejectionQuery(storeNum, query, limit + 1))) {
+      records.push({
+        seq: seq as number,
+        status: 'rejected',
+        statementId: statementId as string | null,
+        receivedAt: receivedAt as string,
+        keyId: keyId as string,
+        statement: JSON.parse(payload as string),
+        error: JSON.parse(error as string) as ExplorerRecord['error'],
+      });
+    }
+  }
+  // Each half is newest first and holds up to limit + 1 rows: the page is the newest `limit` of both.
+  records.sort((a, b) => b.seq - a.seq);
+  const page = records.slice(0, limit);
+  return { records: page, nextBeforeSeq: records.length > limit ? page[page.length - 1]!.seq : null };
+}

@@ -1,0 +1,190 @@
+/**
+ * Inserting statements into the embedded database: the check of a batch (conflicts, repeats)
+ * that builds its journal operation, and applying that operation — the statement rows, their
+ * index terms, StatementRef targets, attachments, the statement as received (received.ts),
+ * voiding, and in the same transaction the
+ * Activity definitions (activities.ts) and the ingestion counts (ingestion.ts).
+ */
+import type { IndexTerm, InsertStatementsResult, StatementRow } from '../storage';
+import { mergeActivityDefinitions, upsertActivities } from './activities';
+import type { ActivityOpRow } from './activities';
+import { countStatements } from './ingestion';
+import { toMs } from './ops';
+import type { ApplyState } from './ops';
+import { receivedColumns } from './received';
+import type { Sql } from './sql';
+import { insertStatementTarget, targetOf } from './statement-targets';
+
+/** A statement row as journaled: the values of StatementRow, with its seq decided. */
+export interface StatementOpRow
+  extends Pick<
+    StatementRow,
+    'statementId' | 'statement' | 'signature' | 'stored' | 'keyId' | 'verbId' | 'registration' | 'voidsStatementId' | 'lrsAdded' | 'received'
+  > {
+  seq: number;
+  /** The StatementRef target (statement-targets.ts); absent in records journaled before targets. */
+  targetStatementId?: string | null;
+  /** One entry per (kind, value); primary when any occurrence was primary. */
+  terms: IndexTerm[];
+  /** Content in base64. */
+  attachments?: Array<{ sha2: string; contentType: string; content: string }>;
+}
+
+export interface InsertStatementsOp {
+  t: 'insertStatements';
+  storeNum: number;
+  rows: StatementOpRow[];
+  /** The Activity definitions the rows changed, merged whole (activities.ts). */
+  activities?: ActivityOpRow[];
+}
+
+/**
+ * Checks a batch against the Store and itself. A row whose id is stored (or earlier in the batch)
+ * with the same signature is `unchanged`; with another signature the whole batch is a conflict
+ * and `op` is null. Otherwise `op` inserts the new rows (null when there are none). Reads only.
+ */
+export function planInsertStatements(
+  state: ApplyState,
+  storeNum: number,
+  rows: StatementRow[],
+): { result: InsertStatementsResult; op: InsertStatementsOp | null } {
+  const inserted: string[] = [];
+  const unchanged: string[] = [];
+  const toInsert: StatementOpRow[] = [];
+  const fresh: StatementRow[] = [];
+  const inBatch = new Map<string, string>();
+  let seq = state.lastSeq;
+  for (const [index, row] of rows.entries()) {
+    const existing =
+      inBatch.get(row.statementId) ??
+      (state.sql.first('SELECT signature FROM statements WHERE store_num = ? AND statement_id = ?', [
+        storeNum,
+        row.statementId,
+      ])?.[0] as string | undefined);
+    if (existing !== undefined) {
+      if (existing !== row.signature) return { result: { ok: false, conflict: { index, statementId: row.statementId } }, op: null };
+      unchanged.push(row.statementId);
+      continue;
+    }
+    inBatch.set(row.statementId, row.signature);
+    inserted.push(row.statementId);
+    toInsert.push(toOpRow(row, ++seq));
+    fresh.push(row);
+  }
+  const result: InsertStatementsResult = { ok: true, inserted, unchanged };
+  if (toInsert.length === 0) return { result, op: null };
+  // The Activity definitions the new rows change, merged now so the record carries them whole.
+  const activities = mergeActivityDefinitions(state.sql, storeNum, fresh);
+  return { result, op: { t: 'insertStatements', storeNum, rows: toInsert, ...(activities.length > 0 ? { activities } : {}) } };
+}
+
+/** Applies an `insertStatements` operation. The caller wraps it in a transaction. */
+export function applyInsertStatements(state: ApplyState, op: InsertStatementsOp): void {
+  const { sql } = state;
+  const { storeNum, rows } = op;
+  for (const row of rows) {
+    // A voiding statement may arrive before its target (xAPI 2.0 §2.2.4.3 lets the LRS accept it):
+    // the target is then stored voided.
+    const voided = sql.first('SELECT 1 FROM statements WHERE store_num = ? AND voids_statement_id = ? LIMIT 1', [
+      storeNum,
+      row.statementId,
+    ])
+      ? 1
+      : 0;
+    sql.run(
+      `INSERT INTO statements (seq, store_num, statement_id, statement, signature, stored, stored_ms, key_id, verb_id,
+         registration, voided, voids_statement_id, received, lrs_added) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        row.seq,
+        storeNum,
+        row.statementId,
+        JSON.stringify(row.statement),
+        row.signature,
+        row.stored,
+        toMs(row.stored),
+        row.keyId,
+        row.verbId,
+        row.registration,
+        voided,
+        row.voidsStatementId,
+        ...receivedColumns(row),
+      ],
+    );
+    insertTerms(sql, storeNum, row.seq, row.terms);
+    insertStatementTarget(sql, storeNum, row.seq, targetOf(row));
+    for (const a of row.attachments ?? []) {
+      sql.run('INSERT OR IGNORE INTO attachments (store_num, sha2, content_type, content) VALUES (?, ?, ?, ?)', [
+        storeNum,
+        a.sha2,
+        a.contentType,
+        Buffer.from(a.content, 'base64'),
+      ]);
+    }
+    state.lastSeq = Math.max(state.lastSeq, row.seq);
+  }
+  for (const row of rows) {
+    if (row.voidsStatementId === null) continue;
+    sql.run('UPDATE statements SET voided = 1 WHERE store_num = ? AND statement_id = ? AND voided = 0', [
+      storeNum,
+      row.voidsStatementId,
+    ]);
+  }
+  const counts = state.counts.get(storeNum);
+  if (counts) counts.statements += rows.length;
+  if (op.activities) upsertActivities(sql, storeNum, op.activities);
+  // Console ingestion statistics (ingestion.ts): counted in this same transaction.
+  countStatements(sql, storeNum, rows);
+}
+
+function toOpRow(row: StatementRow, seq: number): StatementOpRow {
+  const opRow: StatementOpRow = {
+    seq,
+    statementId: row.statementId,
+    statement: row.statement,
+    signature: row.signature,
+    stored: row.stored,
+    keyId: row.keyId,
+    verbId: row.verbId,
+    registration: row.registration,
+    voidsStatementId: row.voidsStatementId,
+    targetStatementId: row.targetStatementId ?? null,
+    terms: dedupeTerms(row.terms),
+  };
+  // Only when given: a record without them is the same bytes as before they existed.
+  if (row.lrsAdded !== undefined) opRow.lrsAdded = [...row.lrsAdded];
+  if (row.received !== undefined) opRow.received = row.received;
+  if (row.attachments?.length) {
+    opRow.attachments = row.attachments.map((a) => ({
+      sha2: a.sha2,
+      contentType: a.contentType,
+      content: Buffer.from(a.content).toString('base64'),
+    }));
+  }
+  return opRow;
+}
+
+/** One term per (kind, value): primary when any of its occurrences is. */
+function dedupeTerms(terms: IndexTerm[]): IndexTerm[] {
+  const byKey = new Map<string, IndexTerm>();
+  for (const term of terms) {
+    const key = `${term.kind}\u0000${term.value}`;
+    const seen = byKey.get(key);
+    if (!seen || (term.primary && !seen.primary)) byKey.set(key, { kind: term.kind, value: term.value, primary: term.primary });
+  }
+  return [...byKey.values()];
+}
+
+/** Terms go in by multi-row INSERTs of up to TERMS_PER_INSERT rows: one call into SQLite, not one per term. */
+const TERMS_PER_INSERT = 8;
+const termInsertSql = (n: number): string =>
+  `INSERT INTO statement_terms (store_num, kind, value, is_primary, seq) VALUES ${Array(n).fill('(?, ?, ?, ?, ?)').join(', ')}`;
+const TERM_INSERT_SQL = Array.from({ length: TERMS_PER_INSERT + 1 }, (_, n) => termInsertSql(n));
+
+function insertTerms(sql: Sql, storeNum: number, seq: number, terms: IndexTerm[]): void {
+  for (let start = 0; start < terms.length; start += TERMS_PER_INSERT) {
+    const chunk = terms.slice(start, start + TERMS_PER_INSERT);
+    const params: Array<string | number> = [];
+    for (const term of chunk) params.push(storeNum, term.kind, term.value, term.primary ? 1 : 0, seq);
+    sql.run(TERM_INSERT_SQL[chunk.length]!, params);
+  }
+}

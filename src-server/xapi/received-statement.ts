@@ -1,0 +1,65 @@
+/**
+ * The statement as the client sent it, for the Statement Explorer, without keeping two copies of
+ * every statement.
+ *
+ * The LRS stores the prepared statement (prepare-statement.ts): it adds the properties xAPI lets
+ * it set (1.0.3 Part Two §2.3.1.b1: id, timestamp, version when the client sent none; stored,
+ * always; authority, replacing the client's) and keeps the rest as received (§2.2.s2.b5). Taking
+ * the added ones away gives back what was received, so usually a list of their names is all that
+ * needs keeping. It does not when validation changed something (contextActivities objects become
+ * arrays, §2.4.6.2.s4.b3; an id is lower-cased) or the LRS replaced a value the client sent
+ * (authority, stored): then the received statement is kept too.
+ */
+
+/** The top-level properties the LRS sets on a statement it stores. */
+export const LRS_SET_PROPERTIES = ['id', 'timestamp', 'version', 'stored', 'authority'] as const;
+export type LrsSetProperty = (typeof LRS_SET_PROPERTIES)[number];
+
+export interface ReceivedForm {
+  /** The LRS-set properties the client did not send: the LRS added them. */
+  lrsAdded: LrsSetProperty[];
+  /**
+   * The statement as received; only when the stored statement without `lrsAdded` is not equal
+   * to it (key order aside).
+   */
+  received?: unknown;
+}
+
+/** How to give back `received` (the parsed JSON the client sent) from `stored` (the statement as stored). */
+export function receivedForm(received: unknown, stored: Record<string, unknown>): ReceivedForm {
+  const sent = isPlainObject(received) ? received : {};
+  const lrsAdded = LRS_SET_PROPERTIES.filter((name) => Object.hasOwn(stored, name) && !Object.hasOwn(sent, name));
+  return sameJson(withoutProperties(stored, lrsAdded), received) ? { lrsAdded } : { lrsAdded, received };
+}
+
+/** A shallow copy of `statement` without the named top-level properties. */
+export function withoutProperties(statement: Record<string, unknown>, names: readonly string[]): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(statement)) {
+    // defineProperty: a key named "__proto__" stays data (plain assignment would set the prototype).
+    if (!names.includes(key)) Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return copy;
+}
+
+/**
+ * Equal as JSON values: objects by their own keys whatever their order (a key holding undefined
+ * is absent, as JSON.stringify writes it), arrays in order.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => sameJson(item, b[i]));
+  }
+  if (!isPlainObject(a) || !isPlainObject(b)) return false;
+  const keys = jsonKeys(a);
+  return keys.length === jsonKeys(b).length && keys.every((key) => Object.hasOwn(b, key) && sameJson(a[key], b[key]));
+}
+
+function jsonKeys(value: Record<string, unknown>): string[] {
+  return Object.keys(value).filter((key) => value[key] !== undefined);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

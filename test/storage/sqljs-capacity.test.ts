@@ -1,0 +1,85 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_CAPACITY_LIMIT_BYTES, capacityState } from '../../src-server/storage/sqljs/capacity';
+import type { SqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
+import { StorageFullError } from '../../src-server/storage/storage';
+import type { DocumentKey } from '../../src-server/storage/storage';
+import { at, makeApiKey, makeRejection, makeStatement, makeStore } from './rows';
+import { openIn, removeTempDirs, tempDir, withStore } from './sqljs-helpers';
+
+const opened: SqljsStorage[] = [];
+afterEach(async () => {
+  for (const storage of opened.splice(0)) await storage.close();
+  await removeTempDirs();
+});
+
+async function open(options: Parameters<typeof openIn>[1] = {}): Promise<SqljsStorage> {
+  const storage = await openIn(await tempDir(), options);
+  opened.push(storage);
+  return storage;
+}
+
+const bigStatement = () => {
+  const row = makeStatement();
+  return { ...row, statement: { ...row.statement, result: { response: 'x'.repeat(16_000) } } };
+};
+const key: DocumentKey = { kind: 'state', activityId: 'http://example.com/a', agent: 'mbox:mailto:a@example.com', registration: null, id: 'doc' };
+
+describe('capacity of the in-memory database (sql.js)', () => {
+  it('says ok below 80% of the limit, warning from 80%, full from 95%', () => {
+    expect(capacityState(79, 100)).toBe('ok');
+    expect(capacityState(80, 100)).toBe('warning');
+    expect(capacityState(94, 100)).toBe('warning');
+    expect(capacityState(95, 100)).toBe('full');
+  });
+
+  it('reports the bytes its data takes against a 2 GiB limit by default', async () => {
+    const storage = await open();
+    const capacity = storage.capacity();
+    expect(capacity.limitBytes).toBe(DEFAULT_CAPACITY_LIMIT_BYTES);
+    expect(capacity.usedBytes).toBeGreaterThan(0);
+    expect(capacity.state).toBe('ok');
+    const store = await withStore(storage);
+    await storage.insertStatements(store.id, [bigStatement()]);
+    expect(storage.capacity().usedBytes).toBeGreaterThan(capacity.usedBytes);
+  });
+
+  it('when full, refuses statements, rejections and documents but takes Stores, keys, reads and deletions', async () => {
+    const logs: string[] = [];
+    const storage = await open({ capacityLimitBytes: 1024 * 1024, log: (msg) => logs.push(msg) });
+    const store = await withStore(storage);
+    const stored: string[] = [];
+    let refusal: unknown;
+    for (let i = 0; i < 200 && !refusal; i++) {
+      const row = bigStatement();
+      try {
+        await storage.insertStatements(store.id, [row]);
+        stored.push(row.statementId);
+      } catch (err) {
+        refusal = err;
+      }
+    }
+    expect(refusal).toBeInstanceOf(StorageFullError);
+    expect((refusal as Error).message).toMatch(/database is full .*nothing was stored.*PostgreSQL/s);
+    expect(storage.capacity().state).toBe('full');
+    expect(logs.filter((line) => /database capacity warning/.test(line))).toHaveLength(1);
+    expect(logs.filter((line) => /database full/.test(line))).toHaveLength(1);
+
+    const countBefore = (await storage.stats(store.id)).statements;
+    await expect(storage.insertRejections(store.id, [makeRejection()])).rejects.toThrow(StorageFullError);
+    await expect(storage.upsertDocument(store.id, key, { contentType: 'text/plain', content: new Uint8Array(10), etag: 'e', updated: at(1) }, null)).rejects.toThrow(
+      StorageFullError,
+    );
+    expect((await storage.stats(store.id)).statements).toBe(countBefore);
+    expect(await storage.findStatement(store.id, stored[0]!)).not.toBeNull();
+    // An unchanged statement adds nothing: still answered.
+    expect(await storage.insertStatements(store.id, [{ ...bigStatement(), statementId: stored[0]! }])).toEqual({ ok: true, inserted: [], unchanged: [stored[0]] });
+
+    const other = makeStore();
+    await storage.insertStore(other);
+    await storage.insertApiKey(makeApiKey(other.id));
+    await storage.emptyStore(store.id);
+    expect(storage.capacity().state).toBe('ok');
+    await storage.insertStatements(store.id, [bigStatement()]);
+    expect(logs.some((line) => /capacity back to normal/.test(line))).toBe(true);
+  });
+});

@@ -1,0 +1,25 @@
+/**
+ * The headless service as one production file: `npm run build:server` builds src-server/main.ts
+ * to out/server/main.js, run with plain Node (`node out/server/main.js --port 8411`). Dependencies
+ * stay external (an SSR build's default): they load from node_modules, and sql.js finds its wasm
+ * there. The benchmark (`npm run bench`) runs this file. electron-vite's main build carries the
+ * same service as out/main/service-process.js for the desktop app; this build needs no Electron
+ * toolchain and leaves out/main and out/renderer alone.
+ */
+import { resolve } from 'node:path';
+import { defineConfig } from 'vite';
+
+const root = import.meta.dirname;
+
+export default defineConfig({
+  build: {
+    ssr: resolve(root, 'src-server/main.ts'),
+    outDir: resolve(root, 'out/server'),
+    emptyOutDir: true,
+    target: 'node20',
+    minify: false,
+    // Source maps let a CPU profile (`node --cpu-prof --enable-source-maps`) name our files.
+    sourcemap: true,
+    rolldownOptions: { output: { entryFileNames: 'main.js' } },
+  },
+});
