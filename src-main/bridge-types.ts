@@ -19,6 +19,8 @@ export const ADMIN_EVENT_CHANNEL = 'lore:admin-event';
 export const CONNECTION_CHANNEL = 'lore:connection';
 /** `invoke({name, input})`: one desktop operation (desktop-contract.ts). */
 export const DESKTOP_CHANNEL = 'lore:desktop';
+/** `invoke()`: takes a backup of the active connection and saves it where the user chooses. */
+export const BACKUP_CHANNEL = 'lore:backup';
 
 export type ServiceState =
   /** Not started yet, or stopped on purpose (app quitting). */
@@ -63,7 +65,14 @@ export interface LoreBridge extends LoreDesktopBridge {
   onAdminEvent(listener: (event: LiveEventView) => void): () => void;
   /** Which deployment the console is managing now. */
   connection(): Promise<ConnectionDescription>;
+  /**
+   * Takes a backup of the active connection (POST /admin/api/backups), asks where to save it and
+   * writes the SQLite file there. A cancelled dialog resolves `{ok: false}` with code `canceled`.
+   */
+  saveBackup(): Promise<SaveBackupResult>;
 }
+
+export type SaveBackupResult = { ok: true; path: string } | { ok: false; error: AdminBridgeError };
 
 /** What the console shows about the deployment it manages ("Local service", "Remote: https://…"). */
 export interface ConnectionDescription {

@@ -3,15 +3,17 @@
  * LRS service in its own utility process (so a heavy import or a crash there never freezes or
  * kills the window). Everything with a decision in it lives in a pure module beside this one.
  */
-import { app, BrowserWindow, ipcMain, safeStorage, utilityProcess } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, safeStorage, utilityProcess } from 'electron';
 import type { IpcMainInvokeEvent } from 'electron';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { appPaths } from './app-paths';
+import { saveBackup } from './backup-saver';
 import {
   ADMIN_CHANNEL,
   ADMIN_EVENT_CHANNEL,
+  BACKUP_CHANNEL,
   CONNECTION_CHANNEL,
   DESKTOP_CHANNEL,
   SERVICE_STATUS_CHANNEL,
@@ -140,6 +142,22 @@ function main(): void {
       if (!trusted(event)) return REFUSED;
       const { name, input } = (typeof request === 'object' && request !== null ? request : {}) as Record<string, unknown>;
       return controller.desktop(name, input);
+    });
+    ipcMain.handle(BACKUP_CHANNEL, (event) => {
+      if (!trusted(event)) return REFUSED;
+      return saveBackup({
+        resolveTarget: () => controller.activeTarget(),
+        fetch,
+        choosePath: async (suggestedName) => {
+          const options = {
+            title: 'Save a backup of the Lore database',
+            defaultPath: join(app.getPath('downloads'), suggestedName),
+            filters: [{ name: 'SQLite database', extensions: ['sqlite', 'sqlite3', 'db'] }],
+          };
+          const choice = mainWindow && !mainWindow.isDestroyed() ? await dialog.showSaveDialog(mainWindow, options) : await dialog.showSaveDialog(options);
+          return choice.canceled || !choice.filePath ? undefined : choice.filePath;
+        },
+      });
     });
     ipcMain.handle(CONNECTION_CHANNEL, (event) => {
       if (!trusted(event)) throw new Error('Lore LRS: IPC refused for a page that is not the console');

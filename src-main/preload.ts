@@ -8,6 +8,7 @@ import type { IpcRendererEvent } from 'electron';
 import {
   ADMIN_CHANNEL,
   ADMIN_EVENT_CHANNEL,
+  BACKUP_CHANNEL,
   CONNECTION_CHANNEL,
   DESKTOP_CHANNEL,
   SERVICE_STATUS_CHANNEL,
@@ -31,6 +32,7 @@ const bridge: LoreBridge = {
   connection: () => ipcRenderer.invoke(CONNECTION_CHANNEL),
   onConnection: (listener) => subscribe(CONNECTION_CHANNEL, listener),
   desktop: (name, input) => ipcRenderer.invoke(DESKTOP_CHANNEL, { name, input }),
+  saveBackup: () => ipcRenderer.invoke(BACKUP_CHANNEL),
 };
 
 contextBridge.exposeInMainWorld('lore', bridge satisfies LoreBridge);

@@ -28,7 +28,16 @@ export interface AdminClient {
   /** Live statement events; returns the function that unsubscribes. */
   subscribe(listener: (event: LiveEventView) => void, options?: SubscribeOptions): () => void;
   connection(): Promise<ConnectionInfo>;
+  /**
+   * Takes a backup of the database (POST /admin/api/backups) and saves the SQLite file: the
+   * browser's download in the web console, a save dialog in the desktop app. Rejects with an
+   * AdminError when the service refuses or cannot be reached.
+   */
+  downloadBackup(): Promise<BackupDownload>;
 }
+
+/** What "Download backup" did: saved as `name` (a file name, or the desktop app's path), or cancelled. */
+export type BackupDownload = { saved: true; name: string } | { saved: false };
 
 export interface AdminErrorFields {
   status: number;

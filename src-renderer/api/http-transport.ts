@@ -3,8 +3,9 @@
  * token the user signed in with. Requests are built by the contract's `buildAdminRequest`, the
  * same function the desktop main process forwards with, so paths are written once.
  */
-import { buildAdminRequest } from '../../src-server/admin/contract';
-import type { AdminClient, AdminInput, AdminOperationName, AdminOutput, ConnectionInfo, LiveEventView, SubscribeOptions } from './admin-client';
+import { dispositionFileName } from '../../src-server/admin/content-disposition';
+import { BACKUPS_PATH, buildAdminRequest } from '../../src-server/admin/contract';
+import type { AdminClient, AdminInput, BackupDownload, AdminOperationName, AdminOutput, ConnectionInfo, LiveEventView, SubscribeOptions } from './admin-client';
 import { AdminError } from './admin-client';
 import { parseErrorBody } from './error-body';
 import { createSseParser, reconnectDelayMs } from './sse';
@@ -16,6 +17,8 @@ export interface HttpClientOptions {
   fetch?: typeof fetch;
   /** Called when the service refuses the token (401): the console goes back to sign-in. */
   onUnauthorized?: () => void;
+  /** Hands a downloaded file to the user (the web console: save-download.ts); without it there are no downloads. */
+  saveFile?: (blob: Blob, fileName: string) => void;
 }
 
 export function createHttpAdminClient(options: HttpClientOptions): AdminClient {
@@ -89,6 +92,25 @@ export function createHttpAdminClient(options: HttpClientOptions): AdminClient {
     };
   }
 
+  async function downloadBackup(): Promise<BackupDownload> {
+    const saveFile = options.saveFile;
+    if (!saveFile) throw new AdminError({ status: 0, code: 'unsupported', message: 'This console cannot save downloads.' });
+    let response: Response;
+    try {
+      response = await doFetch(`${baseUrl}/admin/api${BACKUPS_PATH}`, { method: 'POST', headers: { authorization, accept: 'application/vnd.sqlite3' } });
+    } catch (error) {
+      throw new AdminError({ status: 0, code: 'unreachable', message: `The service at ${baseUrl} cannot be reached (${(error as Error).message}).` });
+    }
+    if (!response.ok) {
+      if (response.status === 401) options.onUnauthorized?.();
+      throw parseErrorBody(response.status, await response.text());
+    }
+    const name = dispositionFileName(response.headers.get('content-disposition')) ?? `lore-backup-${new Date().toISOString().replace(/[:.]/g, '-')}.sqlite`;
+    const blob = await response.blob();
+    saveFile(blob, name);
+    return { saved: true, name };
+  }
+
   const info: ConnectionInfo = { kind: 'web', url: baseUrl, label: new URL(baseUrl).host };
-  return { call, subscribe, connection: async () => info };
+  return { call, subscribe, connection: async () => info, downloadBackup };
 }

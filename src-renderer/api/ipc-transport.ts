@@ -4,7 +4,7 @@
  * the same `buildAdminRequest`. The admin token never enters the renderer.
  */
 import type { LoreBridge } from '../../src-main/bridge-types';
-import type { AdminClient, AdminInput, AdminOperationName, AdminOutput, LiveEventView, SubscribeOptions } from './admin-client';
+import type { AdminClient, AdminInput, BackupDownload, AdminOperationName, AdminOutput, LiveEventView, SubscribeOptions } from './admin-client';
 import { AdminError } from './admin-client';
 
 export function createIpcAdminClient(bridge: LoreBridge): AdminClient {
@@ -24,5 +24,11 @@ export function createIpcAdminClient(bridge: LoreBridge): AdminClient {
       });
     },
     connection: () => bridge.connection(),
+    async downloadBackup(): Promise<BackupDownload> {
+      const result = await bridge.saveBackup();
+      if (result.ok) return { saved: true, name: result.path };
+      if (result.error.code === 'canceled') return { saved: false };
+      throw new AdminError(result.error);
+    },
   };
 }

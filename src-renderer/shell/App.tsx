@@ -3,6 +3,7 @@ import type { MantineColorScheme } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import type { ReactNode } from 'react';
 import { ApiKeysScreen } from '../features/api-keys/ApiKeysScreen';
+import { CapacityBadge } from '../features/connection/CapacityBadge';
 import { ConnectionScreen } from '../features/connection/ConnectionScreen';
 import { useConnectionInfo } from '../features/connection/queries';
 import { ExplorerScreen } from '../features/explorer/ExplorerScreen';
@@ -50,6 +51,7 @@ export function App({ headerExtra, onSignOut }: { headerExtra?: ReactNode; onSig
             <Burger opened={navOpened} onClick={toggleNav} hiddenFrom="sm" size="sm" aria-label="Toggle navigation" />
             <Title order={3}>Lore LRS</Title>
             <DeploymentBadge />
+            <CapacityBadge />
             {headerExtra}
           </Group>
           <ColorSchemeControl />

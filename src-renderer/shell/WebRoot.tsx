@@ -2,6 +2,7 @@ import { useCallback, useMemo, useState } from 'react';
 import { clearAdminToken, readAdminToken, saveAdminToken } from '../api/admin-token-store';
 import { AdminClientProvider } from '../api/client-context';
 import { createHttpAdminClient } from '../api/http-transport';
+import { saveBlobAsDownload } from '../api/save-download';
 import { App } from './App';
 import { SignInScreen } from './SignInScreen';
 
@@ -17,7 +18,7 @@ export function WebRoot() {
     setToken(null);
   }, []);
   const client = useMemo(
-    () => (token ? createHttpAdminClient({ baseUrl, token, onUnauthorized: () => signOut('The service no longer accepts this admin token. Sign in again.') }) : null),
+    () => (token ? createHttpAdminClient({ baseUrl, token, saveFile: saveBlobAsDownload, onUnauthorized: () => signOut('The service no longer accepts this admin token. Sign in again.') }) : null),
     [baseUrl, token, signOut],
   );
 

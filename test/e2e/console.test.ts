@@ -186,6 +186,21 @@ describe.skipIf(!chromiumPath)('the admin console in Chromium', () => {
     await page.getByRole('heading', { name: 'Statement Explorer' }).waitFor();
   });
 
+  it('shows the database capacity and downloads a backup that is an SQLite file', async () => {
+    await go('#/connection');
+    await page.getByRole('heading', { name: 'Database capacity' }).waitFor();
+    await expect.poll(() => page.getByTestId('capacity-card').innerText()).toMatch(/ of [\d.]+ [KMG]?B \(/);
+    const download = page.waitForEvent('download', { timeout: 15_000 });
+    await page.getByRole('button', { name: 'Download backup' }).click();
+    const file = await download;
+    expect(file.suggestedFilename()).toMatch(/\.sqlite3?$/);
+    const stream = await file.createReadStream();
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).subarray(0, 15).toString('latin1')).toBe('SQLite format 3');
+    await page.getByRole('status').filter({ hasText: 'Backup saved' }).waitFor();
+  });
+
   it('shows every screen in light and dark (screenshots for review)', async () => {
     const screens = ['#/stores', '#/explorer/onboarding', '#/ingestion', '#/keys/onboarding', '#/connection'];
     for (const scheme of ['Light', 'Dark'] as const) {

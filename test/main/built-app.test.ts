@@ -207,13 +207,15 @@ describe('the built desktop app under a stand-in electron', () => {
   });
 
   it('registers one handler per channel and answers the console page only', () => {
-    expect([...record.ipcHandlers].sort()).toEqual(['lore:admin', 'lore:connection', 'lore:desktop', 'lore:service-status']);
+    expect([...record.ipcHandlers].sort()).toEqual(['lore:admin', 'lore:backup', 'lore:connection', 'lore:desktop', 'lore:service-status']);
     expect(ipc(record, 'lore:service-status', true)?.result?.['state']).toBe('running');
     expect(ipc(record, 'lore:service-status', false)?.error).toMatch(/IPC refused/);
     expect(ipc(record, 'lore:connection', true)?.result).toEqual({ kind: 'local', url: record.scenario?.running.url, label: 'Local service' });
     expect(ipc(record, 'lore:connection', false)?.error).toMatch(/IPC refused/);
     expect(ipc(record, 'lore:admin', false)?.result).toMatchObject({ ok: false, error: { status: 403, code: 'forbidden' } });
     expect(ipc(record, 'lore:desktop', false)?.result).toMatchObject({ ok: false, error: { status: 403 } });
+    expect(ipc(record, 'lore:backup', false)?.result).toMatchObject({ ok: false, error: { status: 403, code: 'forbidden' } });
+    expect(ipc(record, 'lore:backup', true)?.result).toMatchObject({ ok: false, error: { code: 'canceled' } });
     expect(ipc(record, 'lore:desktop', true)?.result).toMatchObject({
       ok: true,
       value: { connection: { kind: 'local' }, local: { status: { state: 'running' }, settings: { port: 0 } }, preferences: { keepServiceRunning: false } },
@@ -323,16 +325,18 @@ describe('the built preload', () => {
     });
     expect(required).toEqual(['electron']);
     const bridge = exposed['lore'] as LoreBridge;
-    expect(Object.keys(bridge).sort()).toEqual(['admin', 'connection', 'desktop', 'onAdminEvent', 'onConnection', 'onServiceStatus', 'serviceStatus']);
+    expect(Object.keys(bridge).sort()).toEqual(['admin', 'connection', 'desktop', 'onAdminEvent', 'onConnection', 'onServiceStatus', 'saveBackup', 'serviceStatus']);
     void bridge.serviceStatus();
     void bridge.admin('stores.get', { slug: 'demo' });
     void bridge.desktop('service.restart', {});
     void bridge.connection();
+    void bridge.saveBackup();
     expect(invoked).toEqual([
       ['lore:service-status'],
       ['lore:admin', { name: 'stores.get', input: { slug: 'demo' } }],
       ['lore:desktop', { name: 'service.restart', input: {} }],
       ['lore:connection'],
+      ['lore:backup'],
     ]);
   });
 

@@ -115,3 +115,39 @@ describe('IPC transport', () => {
     expect(seen).toEqual([1]);
   });
 });
+
+describe('Download backup through either transport', () => {
+  it('HTTP: posts to the backups path with the token and saves the file under the served name', async () => {
+    const { calls, fetch } = fakeFetch(
+      () => new Response('SQLite format 3\0', { headers: { 'content-type': 'application/vnd.sqlite3', 'content-disposition': 'attachment; filename="lore-backup-1.sqlite"' } }),
+    );
+    const saved: { name: string; text: string }[] = [];
+    const saveFile = (blob: Blob, name: string) => void blob.text().then((text) => saved.push({ name, text }));
+    const client = createHttpAdminClient({ baseUrl: 'http://lrs.test', token: 't0ken', fetch, saveFile });
+    await expect(client.downloadBackup()).resolves.toEqual({ saved: true, name: 'lore-backup-1.sqlite' });
+    expect(calls[0]!.url).toBe('http://lrs.test/admin/api/backups');
+    expect(calls[0]!.init).toMatchObject({ method: 'POST', headers: { authorization: 'Bearer t0ken' } });
+    await vi.waitFor(() => expect(saved).toEqual([{ name: 'lore-backup-1.sqlite', text: 'SQLite format 3\0' }]));
+  });
+
+  it('HTTP: rejects with the service error and saves nothing', async () => {
+    const { fetch } = fakeFetch(() => Response.json({ error: { status: 501, code: 'backup_not_supported', message: 'no backups here' } }, { status: 501 }));
+    const saveFile = vi.fn();
+    const client = createHttpAdminClient({ baseUrl: 'http://lrs.test', token: 't', fetch, saveFile });
+    await expect(client.downloadBackup()).rejects.toMatchObject({ name: 'AdminError', status: 501, code: 'backup_not_supported' });
+    expect(saveFile).not.toHaveBeenCalled();
+  });
+
+  it('IPC: returns the saved path, treats a cancelled dialog as no backup, and rejects on errors', async () => {
+    const answers: Awaited<ReturnType<LoreBridge['saveBackup']>>[] = [
+      { ok: true, path: '/home/ada/lore.sqlite' },
+      { ok: false, error: { status: 0, code: 'canceled', message: 'not saved' } },
+      { ok: false, error: { status: 503, code: 'service_stopped', message: 'stopped' } },
+    ];
+    const bridge = { saveBackup: vi.fn(async () => answers.shift()!) } as unknown as LoreBridge;
+    const client = createIpcAdminClient(bridge);
+    await expect(client.downloadBackup()).resolves.toEqual({ saved: true, name: '/home/ada/lore.sqlite' });
+    await expect(client.downloadBackup()).resolves.toEqual({ saved: false });
+    await expect(client.downloadBackup()).rejects.toBeInstanceOf(AdminError);
+  });
+});

@@ -2,6 +2,8 @@ import { Badge, Button, Group, Paper, SimpleGrid, Stack, Text, Title } from '@ma
 import { CopyValueButton } from '../../ui/CopyField';
 import { bytes, dateTime, relativeTime } from '../../ui/format';
 import { ErrorState, LoadingState } from '../../ui/StateViews';
+import { BackupCard } from './BackupCard';
+import { CapacityCard } from './CapacityCard';
 import { DesktopConnectionPanel } from './DesktopConnectionPanel';
 import { useConnectionInfo, useServiceStatus } from './queries';
 
@@ -77,6 +79,8 @@ export function ConnectionScreen({ onSignOut }: { onSignOut?: () => void }) {
           </SimpleGrid>
         </Paper>
       )}
+      {s?.capacity && <CapacityCard capacity={s.capacity} />}
+      {s && <BackupCard />}
       <DesktopConnectionPanel />
     </Stack>
   );
