@@ -6,7 +6,7 @@
 import { runCrashSuite } from '../../test/suites/crash/crash-suite';
 import { runSuite, suiteArgs } from './args';
 
-const args = suiteArgs({ rounds: 'number', writers: 'number', seed: 'number' });
+const args = suiteArgs({ rounds: 'number', writers: 'number', seed: 'number', 'no-damage': 'boolean' });
 const seed = args.seed ?? Math.floor(Math.random() * 2 ** 31);
 await runSuite(() =>
   runCrashSuite({
@@ -15,7 +15,7 @@ await runSuite(() =>
     seed,
     killAfterMs: [300, 2500],
     snapshotThresholdBytes: 256 * 1024,
-    damageCases: 'all',
+    damageCases: args['no-damage'] ? 'none' : 'all',
     log: (line) => console.log(line),
   }),
 );

@@ -174,8 +174,15 @@ async function failing<T>(items: T[], concurrency: number, task: (item: T) => Pr
   return failed;
 }
 
+/** Answers other than 200 and 404 say the check itself was refused, not that data is missing. */
+const refusals: string[] = [];
+function noteRefusal(what: string, response: Response): void {
+  if (response.status !== 200 && response.status !== 404 && refusals.length < 20) refusals.push(`${what} answered ${response.status}`);
+}
+
 async function statementReadable(base: string, basic: string, id: string): Promise<boolean> {
   const response = await fetch(`${base}/${STORE}/xAPI/statements?statementId=${id}`, { headers: xapiHeaders(basic) });
+  noteRefusal(`GET statement ${id}`, response);
   if (response.status !== 200) return false;
   const body = (await response.json()) as { id?: string; object?: { id?: string } };
   return body.id === id && body.object?.id === `http://lore.example/crash/${id}`;
@@ -183,6 +190,7 @@ async function statementReadable(base: string, basic: string, id: string): Promi
 
 async function documentReadable(base: string, basic: string, stateId: string, content: string): Promise<boolean> {
   const response = await fetch(stateUrl(base, stateId), { headers: xapiHeaders(basic) });
+  noteRefusal(`GET state ${stateId}`, response);
   return response.status === 200 && (await response.text()) === content;
 }
 
@@ -209,6 +217,7 @@ async function verify(base: string, basic: string, ledger: Ledger, round: number
   let bookmarksBehind = 0;
   for (const [writer, acked] of ledger.bookmarks) {
     const response = await fetch(stateUrl(base, `bookmark-${writer}`), { headers: xapiHeaders(basic) });
+    noteRefusal(`GET bookmark-${writer}`, response);
     const value = response.status === 200 ? ((await response.json()) as { value: number }).value : 0;
     // A later write that was in flight at the kill may have landed too; an earlier value means a lost write.
     if (value < acked) {
@@ -216,6 +225,7 @@ async function verify(base: string, basic: string, ledger: Ledger, round: number
       missing.push(`bookmark of writer ${writer}: ${value} < acknowledged ${acked}`);
     }
   }
+  if (refusals.length > 0) missing.push(`(checks refused: ${refusals.splice(0).slice(0, 3).join('; ')})`);
   return {
     statementsFound: acknowledged.length - missing.filter((m) => m.startsWith('statement') && m.endsWith('(by query)')).length,
     documentsFound: documents.length - missing.filter((m) => m.startsWith('state document')).length,
@@ -231,7 +241,10 @@ async function killRounds(options: CrashOptions, rng: Rng, log: (line: string) =
   let last: Verification = { statementsFound: 0, documentsFound: 0, bookmarksBehind: 0, missing: [] };
   let basic = '';
   let service: ServiceProcess | null = null;
-  const env: Record<string, string> = options.snapshotThresholdBytes ? { LORE_SNAPSHOT_THRESHOLD_BYTES: String(options.snapshotThresholdBytes) } : {};
+  // The rate limit off: 20 writers and the read-back of thousands of writes would meet the
+  // default per-key limit, and a 429 there would say nothing about durability.
+  const env: Record<string, string> = { LRS_RATE_LIMIT: '0' };
+  if (options.snapshotThresholdBytes) env['LORE_SNAPSHOT_THRESHOLD_BYTES'] = String(options.snapshotThresholdBytes);
   let snapshots = 0;
   const countSnapshots = (s: ServiceProcess) => (s.output().match(/snapshot written/g) ?? []).length;
   try {
@@ -262,7 +275,9 @@ async function killRounds(options: CrashOptions, rng: Rng, log: (line: string) =
     }
   } finally {
     if (service) await killHard(service);
-    rmSync(dataDir, { recursive: true, force: true });
+    // A failed run keeps its data directory: the journal and snapshot are the evidence.
+    if (last.missing.length > 0) log(`data directory kept for inspection: ${dataDir}`);
+    else rmSync(dataDir, { recursive: true, force: true });
   }
   log(`snapshots written during the rounds: ${snapshots}`);
   if (ledger.unexpected.length > 0) last.missing.push(...ledger.unexpected.slice(0, 5).map((u) => `unexpected answer: ${u}`));

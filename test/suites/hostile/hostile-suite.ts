@@ -2,6 +2,7 @@
  * Hostile-input suite: thousands of generated bad requests (generator.ts) against every endpoint
  * of the real service process. Figures: requests sent, answers >= 500 (must be 0), whether the
  * service is alive afterwards (health and a statement round trip), its RSS before and after.
+ * LORE_SUITE_TRACE=1 also prints every request that got no answer (other than a reset).
  */
 import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';

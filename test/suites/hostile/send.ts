@@ -24,6 +24,9 @@ export function sendHttp(agent: http.Agent, base: URL, request: HostileRequest):
       const existing = headers[name];
       headers[name] = existing === undefined ? value : ([] as string[]).concat(existing, value);
     }
+    // node:http frames a GET or HEAD body only when told its length; unframed, the body would be
+    // read as the next request on the connection.
+    if (request.body !== null && headers['content-length'] === undefined) headers['content-length'] = String(request.body.length);
     let settled = false;
     const done = (outcome: Outcome) => {
       if (!settled) {
@@ -79,9 +82,10 @@ export function sendRaw(base: URL, request: HostileRequest): Promise<Outcome> {
       resolve(outcome);
     };
     const statusOf = () => {
+      // The final answer's status: interim 1xx answers (100 Continue) come first.
       const head = Buffer.concat(chunks).toString('latin1');
-      const match = /^HTTP\/1\.[01] (\d{3})/.exec(head);
-      return match ? Number(match[1]) : null;
+      const statuses = [...head.matchAll(/(?:^|\r\n)HTTP\/1\.[01] (\d{3})/g)].map((m) => Number(m[1]));
+      return statuses.find((status) => status >= 200) ?? statuses[0] ?? null;
     };
     socket.setTimeout(TIMEOUT_MS, () => done({ status: statusOf(), error: 'timeout' }));
     socket.on('connect', () => {
@@ -91,8 +95,12 @@ export function sendRaw(base: URL, request: HostileRequest): Promise<Outcome> {
       if (!hasLength && request.body !== null) lines.push(`content-length: ${request.body.length}`);
       socket.write(Buffer.from(lines.join('\r\n') + '\r\n\r\n', 'latin1'));
       if (request.body !== null) socket.write(request.body);
-      // A half close: a server waiting for promised bytes sees the end instead of a pause.
-      socket.end();
+      // When the framing promises more than follows, a half close makes the server see the end
+      // instead of a pause. Otherwise the socket stays open: Node drops a request whose client
+      // half-closed before its (asynchronous) answer was written.
+      const declared = Number(request.headers.find(([name]) => name === 'content-length')?.[1] ?? NaN);
+      const chunked = request.headers.some(([name]) => name === 'transfer-encoding');
+      if (chunked || (request.body !== null && declared > request.body.length)) socket.end();
     });
     socket.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
