@@ -28,10 +28,14 @@ export function spawnService(dataDir: string, extraArgs: string[] = [], env: Rec
   return { child, exited, output: () => output };
 }
 
-export async function startService(dataDir: string, extraArgs: string[] = []): Promise<ServiceProcess> {
-  const { child, exited, output } = spawnService(dataDir, extraArgs);
+/**
+ * Starts the service and waits until it prints its URL. `env` reaches the child only (for example
+ * LRS_RATE_LIMIT=0), so a test never changes the environment of the tests around it.
+ */
+export async function startService(dataDir: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
+  const { child, exited, output } = spawnService(dataDir, [], env);
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start:\n${output()}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`service did not start:\n${output()}`)), 30_000);
     const check = () => {
       const match = /listening on (http:\/\/\S+)/.exec(output());
       if (match) {
@@ -66,6 +70,6 @@ export async function createStoreAndKey(service: ServiceProcess, slug: string): 
   return (await key.json()) as { basic: string; token: string };
 }
 
-export function xapiHeaders(basic: string): Record<string, string> {
-  return { authorization: `Basic ${basic}`, 'x-experience-api-version': '1.0.3', 'content-type': 'application/json' };
+export function xapiHeaders(basic: string, version = '1.0.3'): Record<string, string> {
+  return { authorization: `Basic ${basic}`, 'x-experience-api-version': version, 'content-type': 'application/json' };
 }

@@ -4,43 +4,15 @@
  * graceful stops and the child's resident memory.
  */
 import { readFileSync } from 'node:fs';
-import { ADMIN_TOKEN, spawnService, type ServiceProcess } from '../../service/service-process';
+import type { ServiceProcess } from '../../service/service-process';
 
-export { ADMIN_TOKEN, createStoreAndKey, type ServiceProcess } from '../../service/service-process';
-
-/**
- * Starts the service and waits until it prints its URL. `env` reaches the child only (for example
- * LRS_RATE_LIMIT=0), so a suite never changes the environment of the tests around it.
- */
-export async function startService(dataDir: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
-  const { child, exited, output } = spawnService(dataDir, [], env);
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start:\n${output()}`)), 30_000);
-    const check = () => {
-      const match = /listening on (http:\/\/\S+)/.exec(output());
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    };
-    child.stdout!.on('data', check);
-    void exited.then(() => {
-      clearTimeout(timer);
-      reject(new Error(`service exited before listening:\n${output()}`));
-    });
-  });
-  return {
-    child,
-    url,
-    exited,
-    output,
-    admin: (path, init = {}) =>
-      fetch(`${url}/admin/api${path}`, {
-        ...init,
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json', ...init.headers },
-      }),
-  };
-}
+export {
+  ADMIN_TOKEN,
+  createStoreAndKey,
+  startService,
+  xapiHeaders,
+  type ServiceProcess,
+} from '../../service/service-process';
 
 export function isRunning(service: ServiceProcess): boolean {
   return service.child.exitCode === null && service.child.signalCode === null;
@@ -66,8 +38,4 @@ export function rssBytes(pid: number | undefined): number | null {
   } catch {
     return null;
   }
-}
-
-export function xapiHeaders(basic: string, version = '1.0.3'): Record<string, string> {
-  return { authorization: `Basic ${basic}`, 'x-experience-api-version': version, 'content-type': 'application/json' };
 }
