@@ -132,12 +132,14 @@ export async function authenticateApiKey(
   return { ok: true, key };
 }
 
-/** xAPI scopes (xAPI 1.0.3 Part Three §4.2 "OAuth Scope"): which ones allow an operation. */
+/**
+ * xAPI scopes (xAPI 1.0.3 Part Three §4.2 "OAuth Scope"): which ones allow an operation.
+ * `statements/read/mine` does not grant reading: reads are not yet filtered to the key's own
+ * statements, and granting the whole Store instead would leak other learners' data.
+ */
 export function hasScope(key: ApiKeyRecord, needed: 'statements/write' | 'statements/read' | 'state' | 'profile' | 'define'): boolean {
   const scopes = key.scopes;
   if (scopes.includes('all')) return true;
-  if (needed === 'statements/read') {
-    return scopes.includes('statements/read') || scopes.includes('all/read') || scopes.includes('statements/read/mine');
-  }
+  if (needed === 'statements/read') return scopes.includes('statements/read') || scopes.includes('all/read');
   return scopes.includes(needed);
 }

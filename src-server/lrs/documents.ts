@@ -91,7 +91,12 @@ export async function deleteDocument(ctx: DocumentContext, key: DocumentKey, pre
     const current = await ctx.storage.findDocument(ctx.store.id, key);
     const decision = decideWrite({ resource: key.kind, method: 'DELETE', version: ctx.version, preconditions, current: current?.etag ?? null });
     if (!decision.ok) return fail(decision.failure);
-    if (!current || (await ctx.storage.deleteDocument(ctx.store.id, key, current.etag))) return { ok: true, value: undefined };
+    if (!current) {
+      // Nothing to delete, as far as this read sees: wait until what it saw is on disk.
+      await ctx.storage.sync();
+      return { ok: true, value: undefined };
+    }
+    if (await ctx.storage.deleteDocument(ctx.store.id, key, current.etag)) return { ok: true, value: undefined };
   }
   return fail(busy());
 }

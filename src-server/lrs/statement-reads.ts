@@ -15,6 +15,9 @@ import type { Outcome } from './failure';
 /** The most statements one page returns (a `limit` of 0 asks for this). */
 export const MAX_PAGE_SIZE = 500;
 
+/** A time bound inside a `more` token: storage reads it as an instant, so it must be one. */
+const isoInstant = z.string().max(64).refine((value) => !Number.isNaN(Date.parse(value)), 'not a timestamp');
+
 /** A `more` token comes back from the client: everything in it is checked again. */
 const moreTokenSchema = z.object({
   store: z.string(),
@@ -28,8 +31,8 @@ const moreTokenSchema = z.object({
     registration: z.string().optional(),
     relatedAgents: z.boolean().optional(),
     relatedActivities: z.boolean().optional(),
-    since: z.string().optional(),
-    until: z.string().optional(),
+    since: isoInstant.optional(),
+    until: isoInstant.optional(),
     ascending: z.boolean().optional(),
     limit: z.number().int().min(1).max(MAX_PAGE_SIZE),
     afterSeq: z.number().int().nonnegative().optional(),

@@ -378,6 +378,12 @@ export interface Storage {
    */
   backup?(): Promise<Uint8Array>;
 
+  /**
+   * Resolves once every write applied so far is durable. An answer decided by reading (a delete of
+   * nothing, a no-op) awaits it, so that it never rests on a write a crash could still undo.
+   */
+  sync(): Promise<void>;
+
   /** Flushes everything and releases the data directory. */
   close(): Promise<void>;
 }

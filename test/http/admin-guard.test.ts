@@ -70,6 +70,17 @@ describe('the admin guard in the service', () => {
     expect(response.json().error.message).toMatch(/evil\.example/);
   });
 
+  it('refuses a percent-encoded admin path under a foreign Host as well (the router decodes it)', async () => {
+    for (const url of ['/%61dmin/api/stores', '/adm%69n/api/stores', '/%61dmin/']) {
+      const response = await t.app.inject({
+        method: 'GET',
+        url,
+        headers: { host: 'evil.example', authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
+      expect(response.statusCode, url).toBe(403);
+    }
+  });
+
   it('refuses the web console page under a foreign Host too', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/admin/', headers: { host: 'evil.example:8411' } });
     expect(response.statusCode).toBe(403);

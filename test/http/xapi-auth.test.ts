@@ -135,6 +135,13 @@ describe('authentication', () => {
     }
   });
 
+  it('does not let a statements/read/mine key read the whole Store', async () => {
+    await t.xapi(key, { method: 'POST', url: '/demo/xAPI/statements', payload: statement() });
+    const mine = await t.createKey('demo', { name: 'mine', scopes: ['statements/read/mine', 'statements/write'] });
+    const response = await t.xapi(mine, { method: 'GET', url: '/demo/xAPI/statements' });
+    expect(response.statusCode).toBe(403);
+  });
+
   it('refuses a key without statements/write scope on POST with 403', async () => {
     const reader = await t.createKey('demo', { name: 'reader', scopes: ['statements/read'] });
     const response = await t.xapi(reader, { method: 'POST', url: '/demo/xAPI/statements', payload: statement() });

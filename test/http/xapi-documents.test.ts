@@ -92,6 +92,16 @@ describe('State Resource', () => {
     expect((await state({ params: form })).body).toBe('a=1&b=2');
   });
 
+  it('serves a stored text/html document as inert data: nosniff and a sandboxing CSP', async () => {
+    const page = { ...stateParams, stateId: 'page' };
+    const html = '<script>fetch("/admin/api/stores")</script>';
+    expect((await state({ method: 'PUT', params: page, body: html, contentType: 'text/html' })).statusCode).toBe(204);
+    const served = await state({ params: page });
+    expect(served.body).toBe(html);
+    expect(served.headers['x-content-type-options']).toBe('nosniff');
+    expect(served.headers['content-security-policy']).toMatch(/^sandbox; default-src 'none'/);
+  });
+
   it('keeps parsing JSON statements after documents took raw bodies', async () => {
     await state({ method: 'PUT', body: 'x', contentType: 'text/plain' });
     const posted = await t.xapi(key, { method: 'POST', url: '/demo/xAPI/statements', payload: statement() });

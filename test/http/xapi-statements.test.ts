@@ -226,6 +226,18 @@ describe('GET /statements', () => {
     expect(seen).toEqual([...ids].reverse());
   });
 
+  it('refuses an edited more token with 400, never 500', async () => {
+    await seed();
+    const first = (await get('?limit=2')).json();
+    const token = new URL(first.more, 'http://x').searchParams.get('more')!;
+    const decoded = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+    decoded.query.since = 'garbage';
+    const edited = Buffer.from(JSON.stringify(decoded), 'utf8').toString('base64url');
+    const response = await get(`?more=${edited}`);
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error.field).toBe('more');
+  });
+
   it('refuses an unknown query parameter, naming it', async () => {
     const response = await get('?colour=blue');
     expect(response.statusCode).toBe(400);

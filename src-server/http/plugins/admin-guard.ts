@@ -118,10 +118,24 @@ function sameHost(origin: URL, host: string): boolean {
 /** Paths of the admin surface: /admin, /admin/..., /admin?... (not a Store slug that starts with "admin"). */
 export const ADMIN_SURFACE = /^\/admin(?:[/?#]|$)/;
 
+/**
+ * Whether a request reaches the admin surface. The router matches the percent-decoded path, so the
+ * guard must too: `/%61dmin/api` is `/admin/api`. A path that does not decode is treated as admin
+ * (fail closed); the router refuses it anyway.
+ */
+export function isAdminSurface(url: string): boolean {
+  const path = url.split('?')[0]!;
+  try {
+    return ADMIN_SURFACE.test(decodeURIComponent(path));
+  } catch {
+    return true;
+  }
+}
+
 /** Applies checkAdminRequest to every request of the admin surface, with 403 and a plain reason. */
 export function registerAdminGuard(app: FastifyInstance, policy: () => AdminGuardPolicy): void {
   app.addHook('onRequest', async (request) => {
-    if (!ADMIN_SURFACE.test(request.url)) return;
+    if (!isAdminSurface(request.url)) return;
     const origin = request.headers.origin;
     const verdict = checkAdminRequest(
       { method: request.method, host: request.headers.host, origin: typeof origin === 'string' ? origin : undefined },

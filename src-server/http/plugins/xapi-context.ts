@@ -42,6 +42,11 @@ export function registerXapiContext(app: FastifyInstance, storage: Storage, opti
   };
 
   app.addHook('onRequest', async (request, reply) => {
+    // Documents come back with the Content-Type their writer chose, and keys ship inside course
+    // packages: a stored text/html document must never run as a page on this origin (the console
+    // lives here too). Browsers then treat every xAPI answer as inert data.
+    reply.header('X-Content-Type-Options', 'nosniff');
+    reply.header('Content-Security-Policy', "sandbox; default-src 'none'");
     const header = request.headers[VERSION_HEADER];
     const version = parseVersionHeader(Array.isArray(header) ? header[0] : header);
     reply.header('X-Experience-API-Version', RESPONSE_VERSION[version ?? rememberedVersion(request.headers.authorization) ?? '2.0.0']);

@@ -230,7 +230,7 @@ export class SqljsStorage implements Storage {
     await this.db.writable();
     const storeNum = requireStoreNum(this.db.state, storeId);
     // Compare and write with no await between: another write cannot slip in.
-    if (currentEtag(this.db.sql, storeNum, key) !== ifCurrent) return false;
+    if (currentEtag(this.db.sql, storeNum, key) !== ifCurrent) return this.syncThen(false);
     this.capacityGuard.assertRoom();
     await this.db.commit(upsertDocumentOp(storeNum, key, document));
     return true;
@@ -240,7 +240,7 @@ export class SqljsStorage implements Storage {
     await this.db.writable();
     const storeNum = requireStoreNum(this.db.state, storeId);
     const current = currentEtag(this.db.sql, storeNum, key);
-    if (current === null || (ifCurrent !== undefined && current !== ifCurrent)) return false;
+    if (current === null || (ifCurrent !== undefined && current !== ifCurrent)) return this.syncThen(false);
     await this.db.commit(deleteDocumentsOp(storeNum, key, key.id));
     return true;
   }
@@ -250,6 +250,7 @@ export class SqljsStorage implements Storage {
     const storeNum = requireStoreNum(this.db.state, storeId);
     const count = countDocumentRows(this.db.sql, storeNum, set);
     if (count > 0) await this.db.commit(deleteDocumentsOp(storeNum, set));
+    else await this.sync();
     return count;
   }
 
@@ -349,8 +350,23 @@ export class SqljsStorage implements Storage {
     return storeNum === undefined ? none : read(this.db.sql, storeNum);
   }
 
+  /**
+   * Resolves once every write applied so far is on disk. A no-op answer (nothing to delete,
+   * nothing changed) may rest on a write still waiting for its fsync: it waits for it too, so
+   * that no answer promises a state a crash could undo.
+   */
+  sync(): Promise<void> {
+    return this.db.durable();
+  }
+
+  private async syncThen<T>(value: T): Promise<T> {
+    await this.sync();
+    return value;
+  }
+
   private async commitIf(op: Op | null): Promise<void> {
     if (op) await this.db.commit(op);
+    else await this.sync();
   }
 }
 
