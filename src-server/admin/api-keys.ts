@@ -134,12 +134,23 @@ export async function authenticateApiKey(
 
 /**
  * xAPI scopes (xAPI 1.0.3 Part Three §4.2 "OAuth Scope"): which ones allow an operation.
- * `statements/read/mine` does not grant reading: reads are not yet filtered to the key's own
- * statements, and granting the whole Store instead would leak other learners' data.
+ * `statements/read` here means reading the whole Store: `statements/read/mine` does not grant it
+ * (see statementReadReach), nor reading Activities and Agents.
  */
 export function hasScope(key: ApiKeyRecord, needed: 'statements/write' | 'statements/read' | 'state' | 'profile' | 'define'): boolean {
   const scopes = key.scopes;
   if (scopes.includes('all')) return true;
   if (needed === 'statements/read') return scopes.includes('statements/read') || scopes.includes('all/read');
   return scopes.includes(needed);
+}
+
+/**
+ * How much of a Store's statements a key may read (xAPI 1.0.3 Part Three §4.2): 'all' with
+ * statements/read, all/read or all; 'mine' with only statements/read/mine, "read access to
+ * statements for which the authority is this client", i.e. the statements sent with this key;
+ * null when it may read none.
+ */
+export function statementReadReach(key: ApiKeyRecord): 'all' | 'mine' | null {
+  if (hasScope(key, 'statements/read')) return 'all';
+  return key.scopes.includes('statements/read/mine') ? 'mine' : null;
 }

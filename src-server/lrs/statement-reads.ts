@@ -37,6 +37,8 @@ const moreTokenSchema = z.object({
     limit: z.number().int().min(1).max(MAX_PAGE_SIZE),
     afterSeq: z.number().int().nonnegative().optional(),
     maxSeq: z.number().int().nonnegative().optional(),
+    /** statements/read/mine: later pages stay restricted to the key's own statements. */
+    keyId: z.string().optional(),
   }),
 });
 type MoreToken = z.infer<typeof moreTokenSchema>;
@@ -60,6 +62,11 @@ export type StatementReadResult =
 export interface ReadOptions {
   acceptLanguages: string[];
   morePath: string;
+  /**
+   * statements/read/mine: only the statements sent with this key are read; any other is answered
+   * as if the Store did not have it. Unset: the whole Store.
+   */
+  onlyKeyId?: string;
 }
 
 export async function readStatements(
@@ -72,7 +79,10 @@ export async function readStatements(
   if (single !== undefined) {
     const found = await storage.findStatement(store.id, single);
     // A voided statement is found only through voidedStatementId, and only it is (§2.1.3).
-    const wanted = found !== null && found.voided === (query.voidedStatementId !== undefined);
+    const wanted =
+      found !== null &&
+      found.voided === (query.voidedStatementId !== undefined) &&
+      (options.onlyKeyId === undefined || found.keyId === options.onlyKeyId);
     if (!found || !wanted) {
       return { ok: false, failure: { status: 404, code: 'statement_not_found', message: `No statement with id ${single} in this Store.` } };
     }
@@ -98,6 +108,7 @@ export async function readStatements(
     limit: query.limit === 0 ? MAX_PAGE_SIZE : Math.min(query.limit, MAX_PAGE_SIZE),
     maxSeq: await storage.currentSeq(),
   };
+  if (options.onlyKeyId !== undefined) storageQuery.keyId = options.onlyKeyId;
   const token: MoreToken = { store: store.id, query: storageQuery, format: query.format };
   if (query.attachments) token.attachments = true;
   return { ok: true, value: await readPage(storage, store, token, options) };
@@ -111,7 +122,8 @@ export async function readMore(
 ): Promise<Outcome<StatementReadResult>> {
   const decoded = decodeMoreToken(token);
   // A token of another Store is refused like an unknown one: it must not even confirm it exists.
-  if (!decoded || decoded.store !== store.id) {
+  // A key limited to its own statements cannot read on with a token that is not limited to them.
+  if (!decoded || decoded.store !== store.id || (options.onlyKeyId !== undefined && decoded.query.keyId !== options.onlyKeyId)) {
     return { ok: false, failure: { status: 400, code: 'invalid_parameter', message: 'The more token is not valid for this Store.', field: 'more' } };
   }
   return { ok: true, value: await readPage(storage, store, decoded, options) };

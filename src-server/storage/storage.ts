@@ -139,6 +139,11 @@ export interface StatementQuery {
   afterSeq?: number;
   /** Only statements received at or before this seq: keeps `more` pages stable while writes arrive. */
   maxSeq?: number;
+  /**
+   * Only statements sent with this API key (StoredStatement.keyId): the statements/read/mine scope.
+   * A statement matching through its StatementRef target must itself be the key's; its target need not.
+   */
+  keyId?: string;
 }
 
 export interface StatementPage {

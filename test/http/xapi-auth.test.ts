@@ -135,11 +135,70 @@ describe('authentication', () => {
     }
   });
 
-  it('does not let a statements/read/mine key read the whole Store', async () => {
-    await t.xapi(key, { method: 'POST', url: '/demo/xAPI/statements', payload: statement() });
-    const mine = await t.createKey('demo', { name: 'mine', scopes: ['statements/read/mine', 'statements/write'] });
-    const response = await t.xapi(mine, { method: 'GET', url: '/demo/xAPI/statements' });
-    expect(response.statusCode).toBe(403);
+  describe('a statements/read/mine key', () => {
+    const VOIDED = { id: 'http://adlnet.gov/expapi/verbs/voided', display: { 'en-US': 'voided' } };
+    const post = async (by: CreatedKey, body: Record<string, unknown>): Promise<string> => {
+      const response = await t.xapi(by, { method: 'POST', url: '/demo/xAPI/statements', payload: body });
+      expect(response.statusCode).toBe(200);
+      return response.json()[0];
+    };
+    const read = (by: CreatedKey, url: string) => t.xapi(by, { method: 'GET', url: `/demo/xAPI/statements${url}` });
+    const listed = async (by: CreatedKey, url: string) => (await read(by, url)).json().statements.map((s: { id: string }) => s.id);
+    let mine: CreatedKey;
+    beforeEach(async () => {
+      mine = await t.createKey('demo', { name: 'mine', scopes: ['statements/read/mine', 'statements/write'] });
+    });
+
+    it('sees the statements it sent and not those of another key, by query and by id', async () => {
+      const theirs = await post(key, statement());
+      const first = await post(mine, statement());
+      const second = await post(mine, statement());
+      expect(await listed(mine, '')).toEqual([second, first]);
+      expect(await listed(mine, '?verb=http://adlnet.gov/expapi/verbs/completed&ascending=true')).toEqual([first, second]);
+      expect((await read(mine, `?statementId=${first}`)).json().id).toBe(first);
+      expect((await read(mine, `?statementId=${theirs}`)).statusCode).toBe(404);
+      // A key that reads the whole Store still sees everything.
+      expect(await listed(key, '')).toEqual([second, first, theirs]);
+    });
+
+    it('finds its own voided statements through voidedStatementId, and not another key\'s', async () => {
+      const own = await post(mine, statement());
+      const theirs = await post(key, statement());
+      await post(mine, statement({ verb: VOIDED, object: { objectType: 'StatementRef', id: own } }));
+      await post(key, statement({ verb: VOIDED, object: { objectType: 'StatementRef', id: theirs } }));
+      expect((await read(mine, `?voidedStatementId=${own}`)).statusCode).toBe(200);
+      expect((await read(mine, `?voidedStatementId=${theirs}`)).statusCode).toBe(404);
+    });
+
+    it('stays limited to its own statements through more, and cannot read on with an unlimited more link', async () => {
+      const own = [await post(mine, statement()), await post(mine, statement())];
+      await post(key, statement());
+      await post(key, statement());
+      const page1 = (await read(mine, '?limit=1')).json();
+      expect(page1.statements.map((s: { id: string }) => s.id)).toEqual([own[1]]);
+      const page2 = (await t.xapi(mine, { method: 'GET', url: page1.more })).json();
+      expect(page2.statements.map((s: { id: string }) => s.id)).toEqual([own[0]]);
+      expect(page2.more).toBe('');
+      const unlimited = (await read(key, '?limit=1')).json().more;
+      const refused = await t.xapi(mine, { method: 'GET', url: unlimited });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json().error.field).toBe('more');
+    });
+
+    it('matches a StatementRef only when the referring statement is its own', async () => {
+      const ATTENDED = { id: 'http://adlnet.gov/expapi/verbs/attended', display: { 'en-US': 'attended' } };
+      const target = await post(key, statement());
+      const ownRef = await post(mine, statement({ verb: ATTENDED, object: { objectType: 'StatementRef', id: target } }));
+      await post(key, statement({ verb: ATTENDED, object: { objectType: 'StatementRef', id: target } }));
+      expect(await listed(mine, '?verb=http://adlnet.gov/expapi/verbs/completed')).toEqual([ownRef]);
+    });
+
+    it('is still refused Activities and Agents without define', async () => {
+      const activity = await t.xapi(mine, { method: 'GET', url: `/demo/xAPI/activities?activityId=${encodeURIComponent('http://example.com/courses/module-1')}` });
+      expect(activity.statusCode).toBe(403);
+      const agents = await t.xapi(mine, { method: 'GET', url: `/demo/xAPI/agents?agent=${encodeURIComponent(JSON.stringify({ mbox: 'mailto:ada@example.com' }))}` });
+      expect(agents.statusCode).toBe(403);
+    });
   });
 
   it('refuses a key without statements/write scope on POST with 403', async () => {

@@ -42,6 +42,13 @@ export function describeStatementTargetsContract(ctx: ContractContext): void {
       expect(await ids({ agent: ALICE, verbId: ATTENDED })).toEqual([]);
     });
 
+    it('with keyId, returns a targeting statement only when it is the key\'s own, whoever sent its target', async () => {
+      const [target] = await insert(makeStatement({ actor: ALICE, keyId: 'k2' }));
+      const [mine] = await insert(targeting(target!, { keyId: 'k1' }));
+      await insert(targeting(target!, { keyId: 'k2' }));
+      expect(await ids({ agent: ALICE, keyId: 'k1' })).toEqual([mine]);
+    });
+
     it('follows chains of targets, and stops at cycles', async () => {
       const [c] = await insert(makeStatement({ actor: ALICE }));
       const [b] = await insert(targeting(c!));

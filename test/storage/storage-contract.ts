@@ -370,6 +370,19 @@ export function describeStorageContract(name: string, open: () => Promise<Contra
         expect(await ids({ maxSeq, ascending: true })).toEqual(first);
       });
 
+      it('with keyId, returns only the statements sent with that key, and pages within them', async () => {
+        const [a1] = await insert({ keyId: 'k1' });
+        await insert({ keyId: 'k2' });
+        const [a2] = await insert({ keyId: 'k1', verb: 'http://example.com/verbs/tried' });
+        expect(await ids({ keyId: 'k1' })).toEqual([a2, a1]);
+        expect(await ids({ keyId: 'k1', verbId: 'http://example.com/verbs/tried' })).toEqual([a2]);
+        expect(await ids({ keyId: 'nobody' })).toEqual([]);
+        const page1 = await storage.queryStatements(store.id, { keyId: 'k1', limit: 1 });
+        const page2 = await storage.queryStatements(store.id, { keyId: 'k1', limit: 1, afterSeq: page1.nextAfterSeq! });
+        expect([...page1.statements, ...page2.statements].map((s) => s.statementId)).toEqual([a2, a1]);
+        expect(page2.nextAfterSeq).toBeNull();
+      });
+
       it('rejects a limit below 1', async () => {
         await expect(storage.queryStatements(store.id, { limit: 0 })).rejects.toThrow(RangeError);
       });

@@ -134,6 +134,8 @@ export function statementQuery(storeNum: number, q: StatementQuery, limit: numbe
   if (q.verbId !== undefined) conditions.push({ sql: 's.verb_id = ?', params: [q.verbId] });
   if (q.registration !== undefined) conditions.push({ sql: 's.registration = ?', params: [q.registration] });
   conditions.push(...storedTimeConditions(q));
+  // No index on key_id: the chosen index's seq-ordered walk checks it on each row.
+  if (q.keyId !== undefined) conditions.push({ sql: 's.key_id = ?', params: [q.keyId] });
   const descending = !q.ascending;
   const bounds: SeqBounds = { atMost: q.maxSeq };
   if (q.afterSeq !== undefined) {

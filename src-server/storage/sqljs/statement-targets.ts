@@ -80,6 +80,11 @@ export function targetingStatementQuery(storeNum: number, q: StatementQuery, lim
     where.push(condition.sql);
     params.push(...condition.params);
   }
+  // The targeting statement is the one returned: it is the one that must be the key's.
+  if (q.keyId !== undefined) {
+    where.push('s.key_id = ?');
+    params.push(q.keyId);
+  }
   const descending = !q.ascending;
   if (q.afterSeq !== undefined) {
     where.push(descending ? 'g.seq < ?' : 'g.seq > ?');

@@ -6,9 +6,9 @@
  * GET answers application/json, or multipart/mixed with the raw attachments when attachments=true.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { hasScope } from '../../../admin/api-keys';
+import { hasScope, statementReadReach } from '../../../admin/api-keys';
 import type { OperationFailure } from '../../../lrs/failure';
-import { readMore, readStatements, type StatementReadResult } from '../../../lrs/statement-reads';
+import { readMore, readStatements, type ReadOptions, type StatementReadResult } from '../../../lrs/statement-reads';
 import { recordStatements } from '../../../lrs/statement-writes';
 import type { StoredClock } from '../../../lrs/stored-clock';
 import { buildMultipart, chooseBoundary, mediaTypeOf, parseMultipart } from '../../../xapi/multipart';
@@ -122,9 +122,12 @@ export default async function statementRoutes(app: FastifyInstance, deps: Statem
   });
 
   app.get('/statements', async (request, reply) => {
-    requireScope(request, 'statements/read');
+    // statements/read, all/read or all read the whole Store; statements/read/mine only the key's own.
+    const reach = statementReadReach(request.lrsKey);
+    if (reach === null) throw errors.missingScope('statements/read');
     const params = queryParams(request);
-    const options = { acceptLanguages: acceptLanguages(request), morePath: request.url.split('?')[0]! };
+    const options: ReadOptions = { acceptLanguages: acceptLanguages(request), morePath: request.url.split('?')[0]! };
+    if (reach === 'mine') options.onlyKeyId = request.lrsKey.id;
     let outcome;
     if (params.more !== undefined) {
       outcome = await readMore(deps.storage, request.lrsStore, params.more, options);
