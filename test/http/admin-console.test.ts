@@ -1,29 +1,21 @@
 /** The admin API's console additions: Store summaries and actions, status, ingestion metrics, OpenAPI. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { adminOperations, ingestionReportSchema, serviceStatusSchema, storeSummarySchema } from '../../src-server/admin/contract';
 import { CONSOLE_KEY_ID } from '../../src-server/admin/store-actions';
-import { buildTestApp, statement, type CreatedKey, type TestApp } from './test-app';
+import { statement, useDemoStore } from './test-app';
 
-let t: TestApp;
-let key: CreatedKey;
-
-beforeEach(async () => {
-  t = await buildTestApp();
-  await t.createStore('demo');
-  key = await t.createKey('demo');
-});
-afterEach(() => t.close());
+const ctx = useDemoStore();
 
 async function send(body: unknown) {
-  return t.xapi(key, { method: 'POST', url: '/demo/xAPI/statements', payload: body as Record<string, unknown> });
+  return ctx.t.xapi(ctx.key, { method: 'POST', url: '/demo/xAPI/statements', payload: body as Record<string, unknown> });
 }
 
 describe('Store summaries', () => {
   it('lists each Store with its statement and rejection counts and its last activity', async () => {
-    await t.createStore('quiet', 'live');
+    await ctx.t.createStore('quiet', 'live');
     expect((await send([statement(), statement()])).statusCode).toBe(200);
     expect((await send({ actor: { mbox: 'ada@example.com' } })).statusCode).toBe(400);
-    const { stores } = (await t.admin({ method: 'GET', url: '/admin/api/stores' })).json();
+    const { stores } = (await ctx.t.admin({ method: 'GET', url: '/admin/api/stores' })).json();
     const demo = storeSummarySchema.parse(stores.find((s: { slug: string }) => s.slug === 'demo'));
     expect(demo).toMatchObject({ statementCount: 2, rejectedCount: 1, endpoint: 'http://127.0.0.1:8411/demo/xAPI/' });
     expect(Date.now() - Date.parse(demo.lastActivityAt!)).toBeLessThan(60_000);
@@ -35,55 +27,55 @@ describe('emptying a Store', () => {
   it('empties a test Store at once and keeps its keys working', async () => {
     await send(statement());
     await send({ verb: 'nothing' });
-    const response = await t.admin({ method: 'POST', url: '/admin/api/stores/demo/empty', payload: {} });
+    const response = await ctx.t.admin({ method: 'POST', url: '/admin/api/stores/demo/empty', payload: {} });
     expect(response.statusCode).toBe(204);
-    const explorer = (await t.admin({ method: 'GET', url: '/admin/api/stores/demo/statements' })).json();
+    const explorer = (await ctx.t.admin({ method: 'GET', url: '/admin/api/stores/demo/statements' })).json();
     expect(explorer.records).toEqual([]);
     expect((await send(statement())).statusCode).toBe(200);
   });
 
   it('refuses to empty a live Store without its slug typed back, naming confirm', async () => {
-    await t.createStore('prod', 'live');
-    const prodKey = await t.createKey('prod');
-    await t.xapi(prodKey, { method: 'POST', url: '/prod/xAPI/statements', payload: statement() });
+    await ctx.t.createStore('prod', 'live');
+    const prodKey = await ctx.t.createKey('prod');
+    await ctx.t.xapi(prodKey, { method: 'POST', url: '/prod/xAPI/statements', payload: statement() });
     for (const payload of [{}, { confirm: 'demo' }]) {
-      const refused = await t.admin({ method: 'POST', url: '/admin/api/stores/prod/empty', payload });
+      const refused = await ctx.t.admin({ method: 'POST', url: '/admin/api/stores/prod/empty', payload });
       expect(refused.statusCode).toBe(400);
       expect(refused.json().error).toMatchObject({ code: 'confirmation_required', field: 'confirm' });
     }
-    const summary = () => t.admin({ method: 'GET', url: '/admin/api/stores' }).then((r) => r.json().stores.find((s: { slug: string }) => s.slug === 'prod'));
+    const summary = () => ctx.t.admin({ method: 'GET', url: '/admin/api/stores' }).then((r) => r.json().stores.find((s: { slug: string }) => s.slug === 'prod'));
     expect((await summary()).statementCount).toBe(1);
-    const emptied = await t.admin({ method: 'POST', url: '/admin/api/stores/prod/empty', payload: { confirm: 'prod' } });
+    const emptied = await ctx.t.admin({ method: 'POST', url: '/admin/api/stores/prod/empty', payload: { confirm: 'prod' } });
     expect(emptied.statusCode).toBe(204);
     expect((await summary()).statementCount).toBe(0);
   });
 
   it('answers 404 for an unknown Store', async () => {
-    expect((await t.admin({ method: 'POST', url: '/admin/api/stores/nope/empty', payload: {} })).statusCode).toBe(404);
+    expect((await ctx.t.admin({ method: 'POST', url: '/admin/api/stores/nope/empty', payload: {} })).statusCode).toBe(404);
   });
 });
 
 describe('the test statement', () => {
   it('records "Lore console experienced" the Store\'s test activity through the statement pipeline', async () => {
-    const response = await t.admin({ method: 'POST', url: '/admin/api/stores/demo/test-statement', payload: {} });
+    const response = await ctx.t.admin({ method: 'POST', url: '/admin/api/stores/demo/test-statement', payload: {} });
     expect(response.statusCode).toBe(200);
     const { statementId } = response.json();
-    // Readable with an ordinary key, as content's statements are.
-    const read = await t.xapi(key, { method: 'GET', url: `/demo/xAPI/statements?statementId=${statementId}` });
+    // Readable with an ordinary ctx.key, as content's statements are.
+    const read = await ctx.t.xapi(ctx.key, { method: 'GET', url: `/demo/xAPI/statements?statementId=${statementId}` });
     expect(read.statusCode).toBe(200);
     const stored = read.json();
     expect(stored.actor.name).toBe('Lore console');
     expect(stored.verb.id).toBe('http://adlnet.gov/expapi/verbs/experienced');
     expect(stored.object.id).toBe('http://127.0.0.1:8411/demo/xAPI/activities/lore-console-test');
     expect(stored.authority).toMatchObject({ name: 'Lore console', account: { name: CONSOLE_KEY_ID } });
-    const explorer = (await t.admin({ method: 'GET', url: '/admin/api/stores/demo/statements' })).json();
+    const explorer = (await ctx.t.admin({ method: 'GET', url: '/admin/api/stores/demo/statements' })).json();
     expect(explorer.records[0]).toMatchObject({ statementId, status: 'accepted', keyId: CONSOLE_KEY_ID });
   });
 });
 
 describe('service status', () => {
   it('tells the public URL besides the counts, valid per the contract', async () => {
-    const status = serviceStatusSchema.parse((await t.admin({ method: 'GET', url: '/admin/api/status' })).json());
+    const status = serviceStatusSchema.parse((await ctx.t.admin({ method: 'GET', url: '/admin/api/status' })).json());
     expect(status.publicUrl).toBe('http://127.0.0.1:8411');
   });
 });
@@ -92,7 +84,7 @@ describe('ingestion metrics', () => {
   it('reports accepted against rejected per minute, with totals and top lists, valid per the contract', async () => {
     await send([statement(), statement({ object: { id: 'http://example.com/courses/module-2' } })]);
     await send({ actor: 'nobody' });
-    const response = await t.admin({ method: 'GET', url: '/admin/api/metrics/ingestion?bucket=minute&store=demo' });
+    const response = await ctx.t.admin({ method: 'GET', url: '/admin/api/metrics/ingestion?bucket=minute&store=demo' });
     expect(response.statusCode).toBe(200);
     const report = ingestionReportSchema.parse(response.json());
     expect(report.series).toHaveLength(60);
@@ -106,15 +98,15 @@ describe('ingestion metrics', () => {
 
   it('defaults to the last 24 hours by hour and the last 30 days by day, over every Store', async () => {
     await send(statement());
-    await t.createStore('other');
-    const otherKey = await t.createKey('other');
-    await t.xapi(otherKey, { method: 'POST', url: '/other/xAPI/statements', payload: statement() });
-    const hours = ingestionReportSchema.parse((await t.admin({ method: 'GET', url: '/admin/api/metrics/ingestion' })).json());
+    await ctx.t.createStore('other');
+    const otherKey = await ctx.t.createKey('other');
+    await ctx.t.xapi(otherKey, { method: 'POST', url: '/other/xAPI/statements', payload: statement() });
+    const hours = ingestionReportSchema.parse((await ctx.t.admin({ method: 'GET', url: '/admin/api/metrics/ingestion' })).json());
     expect(hours.bucket).toBe('hour');
     expect(hours.series).toHaveLength(24);
     expect(Date.parse(hours.until) - Date.parse(hours.since)).toBe(24 * 3_600_000);
     expect(hours.totals.accepted).toBe(2);
-    const days = ingestionReportSchema.parse((await t.admin({ method: 'GET', url: '/admin/api/metrics/ingestion?bucket=day' })).json());
+    const days = ingestionReportSchema.parse((await ctx.t.admin({ method: 'GET', url: '/admin/api/metrics/ingestion?bucket=day' })).json());
     expect(days.series).toHaveLength(30);
     expect(days.since.endsWith('T00:00:00.000Z')).toBe(true);
   });
@@ -122,13 +114,13 @@ describe('ingestion metrics', () => {
   it('counts a voiding statement as voided', async () => {
     const [id] = (await send(statement())).json();
     await send(statement({ verb: { id: 'http://adlnet.gov/expapi/verbs/voided' }, object: { objectType: 'StatementRef', id } }));
-    const report = (await t.admin({ method: 'GET', url: '/admin/api/metrics/ingestion?store=demo' })).json();
+    const report = (await ctx.t.admin({ method: 'GET', url: '/admin/api/metrics/ingestion?store=demo' })).json();
     expect(report.totals).toEqual({ accepted: 2, voided: 1, rejected: 0 });
   });
 
   it('honours since and until', async () => {
     await send(statement());
-    const response = await t.admin({
+    const response = await ctx.t.admin({
       method: 'GET',
       url: '/admin/api/metrics/ingestion?bucket=hour&since=2020-01-01T00:00:00Z&until=2020-01-02T00:00:00Z',
     });
@@ -145,19 +137,19 @@ describe('ingestion metrics', () => {
     ['bucket=minute&since=2020-01-01T00:00:00Z&until=2024-01-01T00:00:00Z', 'since'],
     ['unknown=1', ''],
   ])('refuses %s with 400 naming %j', async (query, field) => {
-    const response = await t.admin({ method: 'GET', url: `/admin/api/metrics/ingestion?${query}` });
+    const response = await ctx.t.admin({ method: 'GET', url: `/admin/api/metrics/ingestion?${query}` });
     expect(response.statusCode).toBe(400);
     expect(response.json().error.field).toBe(field);
   });
 
   it('answers 404 for an unknown Store', async () => {
-    expect((await t.admin({ method: 'GET', url: '/admin/api/metrics/ingestion?store=nope' })).statusCode).toBe(404);
+    expect((await ctx.t.admin({ method: 'GET', url: '/admin/api/metrics/ingestion?store=nope' })).statusCode).toBe(404);
   });
 });
 
 describe('the OpenAPI description', () => {
   it('is served without credentials and describes every admin operation with its schemas', async () => {
-    const response = await t.app.inject({ method: 'GET', url: '/admin/api/openapi.json' });
+    const response = await ctx.t.app.inject({ method: 'GET', url: '/admin/api/openapi.json' });
     expect(response.statusCode).toBe(200);
     const document = response.json();
     expect(document.openapi).toBe('3.1.0');

@@ -5,24 +5,16 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
 import { loadSqlJs } from '../storage/sqljs-helpers';
-import { buildTestApp, statement, type CreatedKey, type TestApp } from './test-app';
+import { statement, useDemoStore } from './test-app';
 
-let t: TestApp;
-let key: CreatedKey;
-
-beforeEach(async () => {
-  t = await buildTestApp();
-  await t.createStore('demo');
-  key = await t.createKey('demo');
-});
-afterEach(() => t.close());
+const demo = useDemoStore();
 
 /** POSTs the body as raw JSON text, so the key order the client chose is what the LRS receives. */
 async function send(body: unknown): Promise<string[]> {
-  const response = await t.xapi(key, {
+  const response = await demo.t.xapi(demo.key, {
     method: 'POST',
     url: '/demo/xAPI/statements',
     payload: JSON.stringify(body),
@@ -33,13 +25,13 @@ async function send(body: unknown): Promise<string[]> {
 }
 
 async function explorerRecords(): Promise<Array<{ statementId: string; status: string; statement: unknown; stored?: Record<string, unknown> }>> {
-  return (await t.admin({ method: 'GET', url: '/admin/api/stores/demo/statements' })).json().records;
+  return (await demo.t.admin({ method: 'GET', url: '/admin/api/stores/demo/statements' })).json().records;
 }
 
 /** The `received` and `lrs_added` columns of every statement, read from a snapshot of the database. */
 async function receivedColumns(): Promise<Array<[unknown, unknown]>> {
-  await (t.storage as SqljsStorage).snapshot();
-  const db = new (await loadSqlJs()).Database(await readFile(join(t.dataDir, 'lore.sqlite')));
+  await (demo.t.storage as SqljsStorage).snapshot();
+  const db = new (await loadSqlJs()).Database(await readFile(join(demo.t.dataDir, 'lore.sqlite')));
   try {
     return (db.exec('SELECT received, lrs_added FROM statements ORDER BY seq')[0]?.values ?? []) as Array<[unknown, unknown]>;
   } finally {
@@ -58,11 +50,11 @@ describe('the Statement Explorer shows the JSON as received', () => {
     const [record] = await explorerRecords();
     expect(record!.statementId).toBe(id);
     expect(JSON.stringify(record!.statement)).toBe(JSON.stringify(sent));
-    // As stored: normalised to an array, authority of the key, LRS-set properties.
+    // As stored: normalised to an array, authority of the demo.key, LRS-set properties.
     expect(record!.stored).toMatchObject({
       id,
       context: { contextActivities: { parent: [{ id: 'http://example.com/courses' }] } },
-      authority: { account: { name: key.id } },
+      authority: { account: { name: demo.key.id } },
       stored: expect.any(String),
       version: '1.0.0',
     });

@@ -1,27 +1,19 @@
 /** The alternate request syntax of xAPI 1.0.3 Part Three §1.3 (plugins/alternate-request-syntax.ts). */
 import { randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, statement, type CreatedKey, type TestApp } from './test-app';
+import { describe, expect, it } from 'vitest';
+import { statement, useDemoStore } from './test-app';
 
-let t: TestApp;
-let key: CreatedKey;
-
-beforeEach(async () => {
-  t = await buildTestApp();
-  await t.createStore('demo');
-  key = await t.createKey('demo');
-});
-afterEach(() => t.close());
+const demo = useDemoStore();
 
 const FORM = 'application/x-www-form-urlencoded';
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 /** An alternate-syntax request: credentials and version travel in the form unless given as headers. */
 const alternate = (method: string, fields: Record<string, string>, options: { url?: string; headers?: Record<string, string>; httpMethod?: 'POST' | 'PUT' } = {}) =>
-  t.app.inject({
+  demo.t.app.inject({
     method: options.httpMethod ?? 'POST',
     url: options.url ?? `/demo/xAPI/statements?method=${method}`,
     headers: { 'content-type': FORM, ...options.headers },
-    payload: form({ Authorization: `Basic ${key.basic}`, 'X-Experience-API-Version': '1.0.3', ...fields }),
+    payload: form({ Authorization: `Basic ${demo.key.basic}`, 'X-Experience-API-Version': '1.0.3', ...fields }),
   });
 
 describe('alternate request syntax (1.0.3)', () => {
@@ -29,11 +21,11 @@ describe('alternate request syntax (1.0.3)', () => {
     const id = randomUUID();
     const response = await alternate('PUT', { statementId: id, content: JSON.stringify(statement()) });
     expect(response.statusCode).toBe(204);
-    expect((await t.xapi(key, { method: 'GET', url: `/demo/xAPI/statements?statementId=${id}` })).json().id).toBe(id);
+    expect((await demo.t.xapi(demo.key, { method: 'GET', url: `/demo/xAPI/statements?statementId=${id}` })).json().id).toBe(id);
   });
 
   it('answers a GET through a form with the StatementResult and the consistency header', async () => {
-    await t.xapi(key, { method: 'POST', url: '/demo/xAPI/statements', payload: statement() });
+    await demo.t.xapi(demo.key, { method: 'POST', url: '/demo/xAPI/statements', payload: statement() });
     const response = await alternate('GET', { limit: '1' });
     expect(response.statusCode).toBe(200);
     expect(response.json().statements).toHaveLength(1);
@@ -50,10 +42,10 @@ describe('alternate request syntax (1.0.3)', () => {
   });
 
   it('takes credentials and version from real headers when the form leaves them out', async () => {
-    const response = await t.app.inject({
+    const response = await demo.t.app.inject({
       method: 'POST',
       url: '/demo/xAPI/statements?method=PUT',
-      headers: { 'content-type': FORM, authorization: `Basic ${key.basic}`, 'x-experience-api-version': '1.0.3' },
+      headers: { 'content-type': FORM, authorization: `Basic ${demo.key.basic}`, 'x-experience-api-version': '1.0.3' },
       payload: form({ statementId: randomUUID(), content: JSON.stringify(statement()) }),
     });
     expect(response.statusCode).toBe(204);
@@ -79,24 +71,24 @@ describe('alternate request syntax (1.0.3)', () => {
   });
 
   it('answers 400 for a body that is not form-encoded, or no body', async () => {
-    const json = await t.app.inject({
+    const json = await demo.t.app.inject({
       method: 'POST',
       url: '/demo/xAPI/statements?method=PUT',
       headers: { 'content-type': 'application/json' },
       payload: JSON.stringify({ statementId: randomUUID(), content: statement() }),
     });
     expect(json.statusCode).toBe(400);
-    const empty = await t.app.inject({ method: 'POST', url: '/demo/xAPI/statements?method=PUT' });
+    const empty = await demo.t.app.inject({ method: 'POST', url: '/demo/xAPI/statements?method=PUT' });
     expect(empty.statusCode).toBe(400);
   });
 
   it('answers 400 for an unknown method and for a repeated form field', async () => {
     expect((await alternate('PATCH', {})).statusCode).toBe(400);
-    const repeated = await t.app.inject({
+    const repeated = await demo.t.app.inject({
       method: 'POST',
       url: '/demo/xAPI/statements?method=GET',
       headers: { 'content-type': FORM },
-      payload: `Authorization=${encodeURIComponent(`Basic ${key.basic}`)}&limit=1&limit=2`,
+      payload: `Authorization=${encodeURIComponent(`Basic ${demo.key.basic}`)}&limit=1&limit=2`,
     });
     expect(repeated.statusCode).toBe(400);
   });
@@ -111,11 +103,11 @@ describe('alternate request syntax (1.0.3)', () => {
     const refused = await alternate('PATCH', {}, { headers: { origin: 'https://lms.example.com' } });
     expect(refused.statusCode).toBe(400);
     expect(refused.headers['access-control-allow-origin']).toBe('https://lms.example.com');
-    const preflight = await t.app.inject({ method: 'OPTIONS', url: '/demo/xAPI/statements?method=PUT', headers: { origin: 'https://lms.example.com' } });
+    const preflight = await demo.t.app.inject({ method: 'OPTIONS', url: '/demo/xAPI/statements?method=PUT', headers: { origin: 'https://lms.example.com' } });
     expect(preflight.statusCode).toBe(204);
   });
 
   it('answers 404 to the internal path typed by a client', async () => {
-    expect((await t.app.inject({ method: 'POST', url: '/~alternate/demo/xapi/statements' })).statusCode).toBe(404);
+    expect((await demo.t.app.inject({ method: 'POST', url: '/~alternate/demo/xapi/statements' })).statusCode).toBe(404);
   });
 });

@@ -4,7 +4,7 @@
  * GET with attachments=true.
  */
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   MULTIPART_TYPE,
   attachmentFor,
@@ -14,21 +14,13 @@ import {
   signedStatementBody,
   splitMultipart,
 } from './statement-requests';
-import { buildTestApp, statement, type CreatedKey, type TestApp } from './test-app';
+import { statement, useDemoStore } from './test-app';
 
-let t: TestApp;
-let key: CreatedKey;
-
-beforeEach(async () => {
-  t = await buildTestApp();
-  await t.createStore('demo');
-  key = await t.createKey('demo');
-});
-afterEach(() => t.close());
+const demo = useDemoStore();
 
 const send = (method: 'POST' | 'PUT', payload: Buffer | string, contentType: string, query = '', version = '1.0.3') =>
-  t.xapi(key, { method, url: `/demo/xAPI/statements${query}`, payload, headers: { 'content-type': contentType }, version });
-const get = (query: string) => t.xapi(key, { method: 'GET', url: `/demo/xAPI/statements${query}` });
+  demo.t.xapi(demo.key, { method, url: `/demo/xAPI/statements${query}`, payload, headers: { 'content-type': contentType }, version });
+const get = (query: string) => demo.t.xapi(demo.key, { method: 'GET', url: `/demo/xAPI/statements${query}` });
 
 const certificate = 'Certificate of completion\r\n--not a boundary--\r\n';
 const image = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff]);
@@ -158,7 +150,7 @@ describe('GET with attachments=true (Part Three §2.1.3)', () => {
     const result = JSON.parse(first!.body.toString());
     expect(result.statements).toHaveLength(1);
     expect(second!.body.toString()).toBe('attachment 1');
-    const next = await t.xapi(key, { method: 'GET', url: result.more });
+    const next = await demo.t.xapi(demo.key, { method: 'GET', url: result.more });
     expect(next.headers['content-type']).toMatch(/^multipart\/mixed/);
     expect(splitMultipart(next.rawPayload, next.headers['content-type'] as string)[1]!.body.toString()).toBe('attachment 0');
   });

@@ -1,24 +1,16 @@
 /** CORS for browser-launched content on the xAPI resources (plugins/cors.ts). */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { allowedHeaders } from '../../src-server/http/plugins/cors';
-import { buildTestApp, statement, type CreatedKey, type TestApp } from './test-app';
+import { statement, useDemoStore } from './test-app';
 
-let t: TestApp;
-let key: CreatedKey;
+const demo = useDemoStore();
 const ORIGIN = 'https://lms.example.com';
-
-beforeEach(async () => {
-  t = await buildTestApp();
-  await t.createStore('demo');
-  key = await t.createKey('demo');
-});
-afterEach(() => t.close());
 
 describe('preflight', () => {
   it.each(['/demo/xAPI/statements', '/xapi/statements', '/demo/xAPI/activities/state'])(
     'answers OPTIONS %s with 204 and the allowed methods and headers, without credentials or version',
     async (url) => {
-      const response = await t.app.inject({
+      const response = await demo.t.app.inject({
         method: 'OPTIONS',
         url,
         headers: { origin: ORIGIN, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'authorization, x-experience-api-version, content-type, if-match' },
@@ -41,7 +33,7 @@ describe('preflight', () => {
 
 describe('actual requests', () => {
   it('echoes the Origin and exposes the headers xAPI clients read', async () => {
-    const response = await t.xapi(key, { method: 'GET', url: '/demo/xAPI/statements', headers: { origin: ORIGIN } });
+    const response = await demo.t.xapi(demo.key, { method: 'GET', url: '/demo/xAPI/statements', headers: { origin: ORIGIN } });
     expect(response.statusCode).toBe(200);
     expect(response.headers['access-control-allow-origin']).toBe(ORIGIN);
     expect(response.headers.vary).toContain('Origin');
@@ -50,14 +42,14 @@ describe('actual requests', () => {
   });
 
   it('puts the headers on refusals too, so content can read why', async () => {
-    const response = await t.app.inject({ method: 'POST', url: '/demo/xAPI/statements', payload: statement(), headers: { origin: ORIGIN } });
+    const response = await demo.t.app.inject({ method: 'POST', url: '/demo/xAPI/statements', payload: statement(), headers: { origin: ORIGIN } });
     expect(response.statusCode).toBe(400);
     expect(response.headers['access-control-allow-origin']).toBe(ORIGIN);
   });
 
   it('answers "*" to a request without an Origin, and leaves the admin API alone', async () => {
-    expect((await t.xapi(key, { method: 'GET', url: '/demo/xAPI/statements' })).headers['access-control-allow-origin']).toBe('*');
-    const admin = await t.admin({ method: 'GET', url: '/admin/api/stores', headers: { origin: ORIGIN } });
+    expect((await demo.t.xapi(demo.key, { method: 'GET', url: '/demo/xAPI/statements' })).headers['access-control-allow-origin']).toBe('*');
+    const admin = await demo.t.admin({ method: 'GET', url: '/admin/api/stores', headers: { origin: ORIGIN } });
     expect(admin.headers['access-control-allow-origin']).toBeUndefined();
   });
 });

@@ -4,21 +4,13 @@
  * every answer, Last-Modified, HEAD, and the filter rules for statements that target others.
  */
 import { randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, statement, type CreatedKey, type TestApp } from './test-app';
+import { describe, expect, it } from 'vitest';
+import { statement, useDemoStore } from './test-app';
 
-let t: TestApp;
-let key: CreatedKey;
+const demo = useDemoStore();
 
-beforeEach(async () => {
-  t = await buildTestApp();
-  await t.createStore('demo');
-  key = await t.createKey('demo');
-});
-afterEach(() => t.close());
-
-const post = (payload: unknown) => t.xapi(key, { method: 'POST', url: '/demo/xAPI/statements', payload: payload as object });
-const get = (query: string) => t.xapi(key, { method: 'GET', url: `/demo/xAPI/statements${query}` });
+const post = (payload: unknown) => demo.t.xapi(demo.key, { method: 'POST', url: '/demo/xAPI/statements', payload: payload as object });
+const get = (query: string) => demo.t.xapi(demo.key, { method: 'GET', url: `/demo/xAPI/statements${query}` });
 const ids = async (query: string): Promise<string[]> => (await get(query)).json().statements.map((s: { id: string }) => s.id);
 
 const VOIDED = 'http://adlnet.gov/expapi/verbs/voided';
@@ -66,13 +58,13 @@ describe('X-Experience-API-Consistent-Through and Last-Modified', () => {
 describe('HEAD /statements (Part Three §1.1)', () => {
   it('answers like GET, headers included, without a body', async () => {
     const [id] = (await post(statement())).json();
-    const head = await t.xapi(key, { method: 'HEAD', url: `/demo/xAPI/statements?statementId=${id}` });
+    const head = await demo.t.xapi(demo.key, { method: 'HEAD', url: `/demo/xAPI/statements?statementId=${id}` });
     expect(head.statusCode).toBe(200);
     expect(head.body).toBe('');
     expect(head.headers['x-experience-api-consistent-through']).toBeDefined();
     expect(head.headers['last-modified']).toBeDefined();
     expect(head.headers['content-type']).toMatch(/^application\/json/);
-    expect((await t.xapi(key, { method: 'HEAD', url: `/demo/xAPI/statements?statementId=${randomUUID()}` })).statusCode).toBe(404);
+    expect((await demo.t.xapi(demo.key, { method: 'HEAD', url: `/demo/xAPI/statements?statementId=${randomUUID()}` })).statusCode).toBe(404);
   });
 });
 
@@ -123,7 +115,7 @@ describe('statements that target other statements (§2.1.4, "Filter Conditions f
     const seen: string[] = [];
     let next = `/demo/xAPI/statements?verb=${encodeURIComponent(verb)}&limit=1`;
     while (next !== '') {
-      const page = (await t.xapi(key, { method: 'GET', url: next })).json();
+      const page = (await demo.t.xapi(demo.key, { method: 'GET', url: next })).json();
       seen.push(...page.statements.map((s: { id: string }) => s.id));
       next = page.more;
     }

@@ -1,18 +1,10 @@
 /** The X-Experience-API-Version header on statements (xAPI 1.0.3 Part Three §3.3; 2.0.0 §1.3). */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, statement, type CreatedKey, type TestApp } from './test-app';
+import { describe, expect, it } from 'vitest';
+import { statement, useDemoStore } from './test-app';
 
-let t: TestApp;
-let key: CreatedKey;
+const demo = useDemoStore();
 
-beforeEach(async () => {
-  t = await buildTestApp();
-  await t.createStore('demo');
-  key = await t.createKey('demo');
-});
-afterEach(() => t.close());
-
-const withoutVersion = () => t.xapi(key, { method: 'POST', url: '/demo/xAPI/statements', payload: statement(), version: null });
+const withoutVersion = () => demo.t.xapi(demo.key, { method: 'POST', url: '/demo/xAPI/statements', payload: statement(), version: null });
 
 describe('a request without X-Experience-API-Version', () => {
   it('is refused with 400 naming the header, answered as 2.0.0 for credentials never seen', async () => {
@@ -23,17 +15,17 @@ describe('a request without X-Experience-API-Version', () => {
   });
 
   it('is answered in the version the same key last used', async () => {
-    await t.xapi(key, { method: 'GET', url: '/demo/xAPI/statements', version: '1.0.3' });
+    await demo.t.xapi(demo.key, { method: 'GET', url: '/demo/xAPI/statements', version: '1.0.3' });
     expect((await withoutVersion()).headers['x-experience-api-version']).toBe('1.0.3');
-    await t.xapi(key, { method: 'GET', url: '/demo/xAPI/statements', version: '2.0.0' });
+    await demo.t.xapi(demo.key, { method: 'GET', url: '/demo/xAPI/statements', version: '2.0.0' });
     expect((await withoutVersion()).headers['x-experience-api-version']).toBe('2.0.0');
   });
 
   it('does not learn a version from a request whose credentials fail', async () => {
-    await t.app.inject({
+    await demo.t.app.inject({
       method: 'GET',
       url: '/demo/xAPI/statements',
-      headers: { authorization: `Basic ${Buffer.from(`${key.id}:wrong`).toString('base64')}`, 'x-experience-api-version': '1.0.3' },
+      headers: { authorization: `Basic ${Buffer.from(`${demo.key.id}:wrong`).toString('base64')}`, 'x-experience-api-version': '1.0.3' },
     });
     expect((await withoutVersion()).headers['x-experience-api-version']).toBe('2.0.0');
   });

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { afterEach, beforeEach } from 'vitest';
 import { resolveAdminToken } from '../../src-server/admin/admin-token';
 import { buildServer, type ServerOptions } from '../../src-server/http/build-server';
 import { openSqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
@@ -69,6 +70,35 @@ export async function buildTestApp(options: Pick<ServerOptions, 'limits'> = {}):
       await app.close();
       await storage.close();
       rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Registers beforeEach/afterEach hooks that build a fresh app with a `demo` Store and a key on it
+ * (created with `keyBody`), and closes it after each test. Read `t` and `key` inside hooks and tests.
+ */
+export function useDemoStore(keyBody?: Record<string, unknown>): { readonly t: TestApp; readonly key: CreatedKey } {
+  let t: TestApp | undefined;
+  let key: CreatedKey | undefined;
+  beforeEach(async () => {
+    t = await buildTestApp();
+    await t.createStore('demo');
+    key = await t.createKey('demo', keyBody);
+  });
+  afterEach(async () => {
+    await t?.close();
+    t = undefined;
+    key = undefined;
+  });
+  return {
+    get t() {
+      if (!t) throw new Error('useDemoStore: the app is only there inside a test');
+      return t;
+    },
+    get key() {
+      if (!key) throw new Error('useDemoStore: the key is only there inside a test');
+      return key;
     },
   };
 }

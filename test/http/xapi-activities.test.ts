@@ -1,24 +1,16 @@
 import { createHash } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { activityFixture } from '../xapi/activity-fixtures';
-import { buildTestApp, statement, type CreatedKey, type TestApp } from './test-app';
+import { statement, useDemoStore } from './test-app';
 
-let t: TestApp;
-let key: CreatedKey;
-
-beforeEach(async () => {
-  t = await buildTestApp();
-  await t.createStore('demo');
-  key = await t.createKey('demo', { name: 'course' });
-});
-afterEach(() => t.close());
+const demo = useDemoStore({ name: 'course' });
 
 const MEETING = 'http://example.com/meetings/42';
 
-const post = (payload: unknown, as = key, version = '1.0.3') =>
-  t.xapi(as, { method: 'POST', url: '/demo/xAPI/statements', payload: payload as object, version });
-const getActivity = (activityId: string | null, as = key, extra: { url?: string; method?: 'GET' | 'HEAD'; version?: string | null } = {}) =>
-  t.xapi(as, {
+const post = (payload: unknown, as = demo.key, version = '1.0.3') =>
+  demo.t.xapi(as, { method: 'POST', url: '/demo/xAPI/statements', payload: payload as object, version });
+const getActivity = (activityId: string | null, as = demo.key, extra: { url?: string; method?: 'GET' | 'HEAD'; version?: string | null } = {}) =>
+  demo.t.xapi(as, {
     method: extra.method ?? 'GET',
     url: extra.url ?? '/demo/xAPI/activities',
     query: activityId === null ? {} : { activityId },
@@ -35,7 +27,7 @@ describe('GET /activities', () => {
   });
 
   it('merges what two statements say about one Activity: both languages are kept (XAPI-00254)', async () => {
-    expect((await post([activityFixture('meeting-en'), activityFixture('meeting-fr')], key, '2.0.0')).statusCode).toBe(200);
+    expect((await post([activityFixture('meeting-en'), activityFixture('meeting-fr')], demo.key, '2.0.0')).statusCode).toBe(200);
     const { definition } = (await getActivity(MEETING)).json();
     expect(definition.name).toEqual({ 'en-GB': 'example meeting', 'en-US': 'example meeting', 'fr-FR': 'réunion' });
     expect(definition.description).toEqual({ 'en-US': 'A meeting on a given day with certain people present.' });
@@ -72,7 +64,7 @@ describe('GET /activities', () => {
 
   it('answers HEAD like GET, without a body', async () => {
     await post(activityFixture('meeting-en'));
-    const response = await getActivity(MEETING, key, { method: 'HEAD' });
+    const response = await getActivity(MEETING, demo.key, { method: 'HEAD' });
     expect(response.statusCode).toBe(200);
     expect(response.body).toBe('');
     expect(response.headers.etag).toBe((await getActivity(MEETING)).headers.etag);
@@ -86,28 +78,28 @@ describe('GET /activities', () => {
 
   it('rejects an activityId that is not an IRI, an unknown parameter and a repeated one, naming each', async () => {
     expect((await getActivity('true')).json().error).toMatchObject({ status: 400, field: 'activityId' });
-    const wrongCase = await t.xapi(key, { method: 'GET', url: `/demo/xAPI/activities?activityID=${encodeURIComponent(MEETING)}` });
+    const wrongCase = await demo.t.xapi(demo.key, { method: 'GET', url: `/demo/xAPI/activities?activityID=${encodeURIComponent(MEETING)}` });
     expect(wrongCase.json().error).toMatchObject({ status: 400, field: 'activityID' });
-    const twice = await t.xapi(key, { method: 'GET', url: `/demo/xAPI/activities?activityId=${encodeURIComponent(MEETING)}&activityId=x` });
+    const twice = await demo.t.xapi(demo.key, { method: 'GET', url: `/demo/xAPI/activities?activityId=${encodeURIComponent(MEETING)}&activityId=x` });
     expect(twice.json().error).toMatchObject({ status: 400, field: 'activityId' });
   });
 
   it('rejects a request without the version header with 400, and says its version (XAPI-00321)', async () => {
-    const response = await getActivity(MEETING, key, { version: null });
+    const response = await getActivity(MEETING, demo.key, { version: null });
     expect(response.statusCode).toBe(400);
     expect(response.headers['x-experience-api-version']).toMatch(/^(1\.0\.\d+|2\.0\.\d+)$/);
   });
 
   it('serves the key’s Store at the earlier /xapi address too', async () => {
     await post(activityFixture('meeting-en'));
-    const response = await getActivity(MEETING, key, { url: '/xapi/activities' });
+    const response = await getActivity(MEETING, demo.key, { url: '/xapi/activities' });
     expect(response.json().definition.name['en-US']).toBe('example meeting');
   });
 
   it('keeps each Store’s definitions to itself', async () => {
     await post(activityFixture('meeting-en'));
-    await t.createStore('other');
-    const otherKey = await t.createKey('other');
+    await demo.t.createStore('other');
+    const otherKey = await demo.t.createKey('other');
     const response = await getActivity(MEETING, otherKey, { url: '/other/xAPI/activities' });
     expect(response.json()).toEqual({ objectType: 'Activity', id: MEETING });
   });
@@ -121,13 +113,13 @@ describe('GET /activities', () => {
   // 1.0.3 Part Three §4.2, scope "define": without it, statements are stored but "SHOULD NOT
   // update its canonical representation of any Actors or Activities".
   it('stores statements from a key without the define scope but takes no definition from them', async () => {
-    const writer = await t.createKey('demo', { name: 'writer', scopes: ['statements/write', 'statements/read'] });
+    const writer = await demo.t.createKey('demo', { name: 'writer', scopes: ['statements/write', 'statements/read'] });
     expect((await post(activityFixture('meeting-en'), writer)).statusCode).toBe(200);
     expect((await getActivity(MEETING, writer)).json()).toEqual({ objectType: 'Activity', id: MEETING });
   });
 
   it('answers 403 to a key that can neither read statements nor define', async () => {
-    const stateOnly = await t.createKey('demo', { name: 'state only', scopes: ['state'] });
+    const stateOnly = await demo.t.createKey('demo', { name: 'state only', scopes: ['state'] });
     const response = await getActivity(MEETING, stateOnly);
     expect(response.statusCode).toBe(403);
     expect(response.json().error.code).toBe('insufficient_scope');

@@ -1,25 +1,17 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, statement, type CreatedKey, type TestApp } from './test-app';
+import { describe, expect, it } from 'vitest';
+import { statement, useDemoStore } from './test-app';
 
-let t: TestApp;
-let key: CreatedKey;
-
-beforeEach(async () => {
-  t = await buildTestApp();
-  await t.createStore('demo');
-  key = await t.createKey('demo', { name: 'course' });
-});
-afterEach(() => t.close());
+const demo = useDemoStore({ name: 'course' });
 
 const getAgents = (query: Record<string, string>, options: { method?: 'GET' | 'HEAD'; url?: string } = {}) =>
-  t.xapi(key, { method: options.method ?? 'GET', url: options.url ?? '/demo/xAPI/agents', query });
+  demo.t.xapi(demo.key, { method: options.method ?? 'GET', url: options.url ?? '/demo/xAPI/agents', query });
 const agentQuery = (agent: unknown) => ({ agent: JSON.stringify(agent) });
 
 // xAPI 1.0.3 Part Three §2.4; 2.0.0 Part Four §4.1.6.3.
 describe('GET /agents', () => {
   it('answers a Person Object with the Agent’s identifier and name as arrays (XAPI-00237, -00238, -00239)', async () => {
     const actor = { objectType: 'Agent', name: 'Ada', mbox: 'mailto:ada@example.com' };
-    await t.xapi(key, { method: 'POST', url: '/demo/xAPI/statements', payload: statement({ actor }) });
+    await demo.t.xapi(demo.key, { method: 'POST', url: '/demo/xAPI/statements', payload: statement({ actor }) });
     const response = await getAgents(agentQuery(actor));
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ objectType: 'Person', name: ['Ada'], mbox: ['mailto:ada@example.com'] });

@@ -4,18 +4,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { InjectOptions } from 'fastify';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, statement, type CreatedKey, type TestApp } from './test-app';
+import { describe, expect, it } from 'vitest';
+import { statement, useDemoStore, type CreatedKey } from './test-app';
 
-let t: TestApp;
-let key: CreatedKey;
-
-beforeEach(async () => {
-  t = await buildTestApp();
-  await t.createStore('demo');
-  key = await t.createKey('demo');
-});
-afterEach(() => t.close());
+const demo = useDemoStore();
 
 const AGENT = { objectType: 'Agent', mbox: 'mailto:ada@example.com' };
 const ACTIVITY = 'http://example.com/courses/module-1';
@@ -46,7 +38,7 @@ function request(path: string, defaults: Record<string, unknown>, r: DocRequest 
     payload = typeof r.body === 'string' || Buffer.isBuffer(r.body) ? r.body : JSON.stringify(r.body);
     headers['content-type'] ??= typeof r.body === 'string' || Buffer.isBuffer(r.body) ? 'application/octet-stream' : 'application/json';
   }
-  return t.xapi(r.as ?? key, {
+  return demo.t.xapi(r.as ?? demo.key, {
     method: r.method ?? 'GET',
     url: `${r.base ?? '/demo/xAPI'}${path}${query(r.params ?? defaults)}`,
     headers,
@@ -104,7 +96,7 @@ describe('State Resource', () => {
 
   it('keeps parsing JSON statements after documents took raw bodies', async () => {
     await state({ method: 'PUT', body: 'x', contentType: 'text/plain' });
-    const posted = await t.xapi(key, { method: 'POST', url: '/demo/xAPI/statements', payload: statement() });
+    const posted = await demo.t.xapi(demo.key, { method: 'POST', url: '/demo/xAPI/statements', payload: statement() });
     expect(posted.statusCode).toBe(200);
   });
 
@@ -198,7 +190,7 @@ describe('State Resource', () => {
 
   it('rejects an agent parameter whose JSON is broken by its encoding', async () => {
     const agent = encodeURIComponent(JSON.stringify(AGENT)).replace('%3A', '%22');
-    const response = await t.xapi(key, {
+    const response = await demo.t.xapi(demo.key, {
       method: 'POST',
       url: `/demo/xAPI/activities/state?activityId=${encodeURIComponent(ACTIVITY)}&stateId=x&agent=${agent}`,
       headers: { 'content-type': 'application/json' },
@@ -310,16 +302,16 @@ describe('profile resources', () => {
 
 describe('Stores, keys and addresses', () => {
   it('keeps the documents of each Store apart, and deletes them with their Store', async () => {
-    await t.createStore('other');
-    const otherKey = await t.createKey('other');
+    await demo.t.createStore('other');
+    const otherKey = await demo.t.createKey('other');
     await state({ method: 'PUT', body: { mine: true } });
     await state({ method: 'PUT', body: { theirs: true }, base: '/other/xAPI', as: otherKey });
     expect((await state()).json()).toEqual({ mine: true });
     expect((await state({ base: '/other/xAPI', as: otherKey })).json()).toEqual({ theirs: true });
 
-    expect((await t.admin({ method: 'DELETE', url: '/admin/api/stores/other' })).statusCode).toBeLessThan(300);
-    await t.createStore('other');
-    const newKey = await t.createKey('other');
+    expect((await demo.t.admin({ method: 'DELETE', url: '/admin/api/stores/other' })).statusCode).toBeLessThan(300);
+    await demo.t.createStore('other');
+    const newKey = await demo.t.createKey('other');
     expect((await state({ base: '/other/xAPI', as: newKey })).statusCode).toBe(404);
     expect((await state()).json()).toEqual({ mine: true });
   });
@@ -330,11 +322,11 @@ describe('Stores, keys and addresses', () => {
   });
 
   it('answers 403 to a key without the state or profile scope, and lets all/read keys read', async () => {
-    const writer = await t.createKey('demo', { name: 'statements only', scopes: ['statements/write'] });
+    const writer = await demo.t.createKey('demo', { name: 'statements only', scopes: ['statements/write'] });
     expect((await state({ method: 'PUT', body: {}, as: writer })).statusCode).toBe(403);
     expect((await agentProfile({ as: writer })).statusCode).toBe(403);
     await state({ method: 'PUT', body: { a: 1 } });
-    const reader = await t.createKey('demo', { name: 'reader', scopes: ['all/read'] });
+    const reader = await demo.t.createKey('demo', { name: 'reader', scopes: ['all/read'] });
     expect((await state({ as: reader })).statusCode).toBe(200);
     expect((await state({ method: 'DELETE', as: reader })).statusCode).toBe(403);
   });
