@@ -83,8 +83,11 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       generatedAdminToken: adminToken.generated,
       stop: () => {
         stopping ??= (async () => {
+          const started = performance.now();
           await app.close();
+          const requestsDoneMs = performance.now() - started;
           await storage.close();
+          log(`stopped: requests finished in ${Math.round(requestsDoneMs)} ms, storage closed in ${Math.round(performance.now() - started - requestsDoneMs)} ms`);
         })();
         return stopping;
       },

@@ -285,7 +285,9 @@ export class DurableDatabase {
     if (journalSeq === this.snapshotSeq && this.olderJournals.length === 0 && this.snapshotExists) return;
     // Synchronous from here to the rotation: no write can slip between the image and the new file.
     writeMeta(this.sql, { journalSeq, lastSeq: this.applyState.lastSeq });
+    const started = performance.now();
     const image = this.sql.db.export();
+    const exportedMs = performance.now() - started;
     this.sql.resetCache();
     const nextJournal = path.join(this.dataDir, journalFileName(journalSeq + 1));
     // The current file already starts after the image when nothing was written since the last rotation.
@@ -310,7 +312,11 @@ export class DurableDatabase {
     // From here a crash leaves old journal files beside the new image: replay skips their records.
     for (const file of covered) await this.fs.unlink(file);
     this.olderJournals = this.olderJournals.filter((file) => !covered.includes(file));
-    this.log(`snapshot written: ${image.length} bytes, journal seq ${journalSeq}`);
+    // Per-step times: a slow stop or stall on a large Store shows where it went (export, disk).
+    this.log(
+      `snapshot written: ${image.length} bytes, journal seq ${journalSeq}, ` +
+        `export ${Math.round(exportedMs)} ms, total ${Math.round(performance.now() - started)} ms`,
+    );
   }
 
   private maybeScheduleSnapshot(): void {
