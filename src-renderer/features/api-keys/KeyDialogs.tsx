@@ -8,6 +8,7 @@ import { fieldError, formError } from '../../ui/field-error';
 import { dateTime, localInputToIso, timeLeft } from '../../ui/format';
 import { keySnippets } from './key-snippets';
 import { useCreateApiKey, useRevokeApiKey, useRotateApiKey } from './mutations';
+import { DialogActions } from '../../ui/DialogActions';
 
 const SCOPE_HELP: Record<Scope, string> = {
   'statements/write': 'send statements',
@@ -63,14 +64,7 @@ export function CreateKeyModal({ slug, opened, onClose, onCreated }: { slug: str
             error={fieldError(create.error, 'expiresAt')}
           />
           {formError(create.error, ['name', 'scopes', 'expiresAt']) && <Alert color="red">{formError(create.error, ['name', 'scopes', 'expiresAt'])}</Alert>}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={close}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={create.pending}>
-              Create key
-            </Button>
-          </Group>
+          <DialogActions onCancel={close} submitLabel="Create key" pending={create.pending} />
         </Stack>
       </form>
     </Modal>
@@ -137,14 +131,7 @@ export function RotateKeyModal({ slug, apiKey, onClose, onRotated }: { slug: str
           <Text size="sm">A replacement key is issued with the same scopes. The old key keeps working for the time you choose, so nothing breaks while you update your content.</Text>
           <Select label="Old key keeps working for" data={GRACE_CHOICES} value={days} onChange={(v) => setDays(v ?? '7')} allowDeselect={false} />
           {rotate.error && <Alert color="red">{rotate.error.message}</Alert>}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={rotate.pending}>
-              Rotate key
-            </Button>
-          </Group>
+          <DialogActions onCancel={onClose} submitLabel="Rotate key" pending={rotate.pending} />
         </Stack>
       </form>
     </Modal>
@@ -170,14 +157,7 @@ export function RevokeKeyModal({ slug, apiKey, onClose, onRevoked }: { slug: str
             {apiKey.id} stops working at once: every request with it is refused with 401. This cannot be undone.
           </Text>
           {revoke.error && <Alert color="red">{revoke.error.message}</Alert>}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose} data-autofocus>
-              Cancel
-            </Button>
-            <Button type="submit" color="red" loading={revoke.pending}>
-              Revoke key
-            </Button>
-          </Group>
+          <DialogActions onCancel={onClose} submitLabel="Revoke key" pending={revoke.pending} color="red" focusCancel />
         </Stack>
       </form>
     </Modal>

@@ -1,4 +1,4 @@
-import { Anchor, Badge, Button, Group, Paper, SegmentedControl, SimpleGrid, Stack, Text, TextInput, Title, Tooltip } from '@mantine/core';
+import { Anchor, Badge, Button, Group, Paper, SimpleGrid, Stack, Text, TextInput, Title, Tooltip } from '@mantine/core';
 import { createColumnHelper } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
 import type { FormEvent } from 'react';
@@ -13,6 +13,7 @@ import { StorePicker } from '../stores/StorePicker';
 import { useExplorerPage, type ExplorerFilters } from './queries';
 import { StatementDetail } from './StatementDetail';
 import { statementSentence } from './statement-sentence';
+import { LabeledSegmentedControl } from '../../ui/LabeledSegmentedControl';
 
 type ExplorerRecord = ExplorerPageView['records'][number];
 type StatusChoice = 'all' | 'accepted' | 'voided' | 'rejected';
@@ -141,22 +142,18 @@ export function ExplorerScreen({ store, onStoreChange }: { store: string | undef
               <TextInput label="Verb id" placeholder="http://adlnet.gov/expapi/verbs/completed" value={draft.verb} onChange={(e) => setDraft({ ...draft, verb: e.currentTarget.value })} />
             </SimpleGrid>
             <Group align="flex-end" gap="md">
-              <div>
-                <Text size="sm" fw={500} id="status-filter-label">
-                  Status
-                </Text>
-                <SegmentedControl
-                  aria-labelledby="status-filter-label"
-                  value={draft.status}
-                  onChange={(value) => setDraft({ ...draft, status: value as StatusChoice })}
-                  data={[
-                    { value: 'all', label: 'All' },
-                    { value: 'accepted', label: 'Accepted' },
-                    { value: 'voided', label: 'Voided' },
-                    { value: 'rejected', label: 'Rejected' },
-                  ]}
-                />
-              </div>
+              <LabeledSegmentedControl<StatusChoice>
+                id="status-filter-label"
+                label="Status"
+                value={draft.status}
+                onChange={(status) => setDraft({ ...draft, status })}
+                data={[
+                  { value: 'all', label: 'All' },
+                  { value: 'accepted', label: 'Accepted' },
+                  { value: 'voided', label: 'Voided' },
+                  { value: 'rejected', label: 'Rejected' },
+                ]}
+              />
               <TextInput type="datetime-local" label="From" value={draft.since} onChange={(e) => setDraft({ ...draft, since: e.currentTarget.value })} />
               <TextInput type="datetime-local" label="To" value={draft.until} onChange={(e) => setDraft({ ...draft, until: e.currentTarget.value })} />
               <Button type="submit">Search</Button>

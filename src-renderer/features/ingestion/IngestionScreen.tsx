@@ -1,4 +1,4 @@
-import { Anchor, Badge, Group, Paper, SegmentedControl, Select, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Anchor, Badge, Group, Paper, Select, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import type { IngestionQueryInput } from '../../../src-server/admin/contract';
 import { routeHref } from '../../routes';
@@ -8,6 +8,7 @@ import { StorePicker } from '../stores/StorePicker';
 import { IngestionChart } from './IngestionChart';
 import { RANGES, rangeSince, type RangeKey } from './ingestion-range';
 import { useIngestion } from './queries';
+import { LabeledSegmentedControl } from '../../ui/LabeledSegmentedControl';
 
 type Bucket = 'minute' | 'hour' | 'day';
 
@@ -49,21 +50,17 @@ export function IngestionScreen() {
           }}
           w={200}
         />
-        <div>
-          <Text size="sm" fw={500} id="bucket-label">
-            Per
-          </Text>
-          <SegmentedControl
-            aria-labelledby="bucket-label"
-            value={bucket}
-            onChange={(value) => setBucket(value as Bucket)}
-            data={[
-              { value: 'minute', label: 'Minute' },
-              { value: 'hour', label: 'Hour' },
-              { value: 'day', label: 'Day' },
-            ]}
-          />
-        </div>
+        <LabeledSegmentedControl<Bucket>
+          id="bucket-label"
+          label="Per"
+          value={bucket}
+          onChange={setBucket}
+          data={[
+            { value: 'minute', label: 'Minute' },
+            { value: 'hour', label: 'Hour' },
+            { value: 'day', label: 'Day' },
+          ]}
+        />
       </Group>
       {report.error && <ErrorState title="The ingestion report could not be loaded" error={report.error} onRetry={report.reload} />}
       {report.loading && !report.data && <LoadingState label="Loading the report…" />}

@@ -1,9 +1,11 @@
-import { Alert, Button, Group, Modal, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Modal, Stack, Text, TextInput } from '@mantine/core';
 import { useState } from 'react';
 import type { FormEvent } from 'react';
 import type { Environment, StoreSummaryView } from '../../../src-server/admin/contract';
 import { fieldError, formError } from '../../ui/field-error';
 import { useCreateStore, useDeleteStore, useEmptyStore, useRenameStore } from './mutations';
+import { DialogActions } from '../../ui/DialogActions';
+import { LabeledSegmentedControl } from '../../ui/LabeledSegmentedControl';
 
 export function CreateStoreModal({ opened, onClose, onCreated }: { opened: boolean; onClose: () => void; onCreated: () => void }) {
   const create = useCreateStore();
@@ -49,32 +51,22 @@ export function CreateStoreModal({ opened, onClose, onCreated }: { opened: boole
             error={fieldError(create.error, 'slug')}
             required
           />
-          <div>
-            <Text size="sm" fw={500} id="environment-label">
-              Environment
-            </Text>
-            <SegmentedControl
-              aria-labelledby="environment-label"
-              value={environment}
-              onChange={(value) => setEnvironment(value as Environment)}
-              data={[
-                { value: 'test', label: 'Test' },
-                { value: 'live', label: 'Live' },
-              ]}
-            />
+          <LabeledSegmentedControl<Environment>
+            id="environment-label"
+            label="Environment"
+            value={environment}
+            onChange={setEnvironment}
+            data={[
+              { value: 'test', label: 'Test' },
+              { value: 'live', label: 'Live' },
+            ]}
+          >
             <Text size="xs" c="dimmed">
               A test Store can be emptied in one click; a live Store asks for its slug first.
             </Text>
-          </div>
+          </LabeledSegmentedControl>
           {formError(create.error, ['name', 'slug']) && <Alert color="red">{formError(create.error, ['name', 'slug'])}</Alert>}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={close}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={create.pending}>
-              Create Store
-            </Button>
-          </Group>
+          <DialogActions onCancel={close} submitLabel="Create Store" pending={create.pending} />
         </Stack>
       </form>
     </Modal>
@@ -101,14 +93,7 @@ export function RenameStoreModal({ store, onClose, onDone }: { store: StoreSumma
           <Text size="xs" c="dimmed">
             The slug ({store.slug}) and the endpoint stay the same.
           </Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={rename.pending}>
-              Rename
-            </Button>
-          </Group>
+          <DialogActions onCancel={onClose} submitLabel="Rename" pending={rename.pending} />
         </Stack>
       </form>
     </Modal>
@@ -163,14 +148,7 @@ export function DestructiveStoreModal({
             />
           )}
           {mutation.error && <Alert color="red">{mutation.error.message}</Alert>}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" color="red" disabled={!allowed} loading={mutation.pending}>
-              {verb} Store
-            </Button>
-          </Group>
+          <DialogActions onCancel={onClose} submitLabel={`${verb} Store`} pending={mutation.pending} color="red" disabled={!allowed} />
         </Stack>
       </form>
     </Modal>
