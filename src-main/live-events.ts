@@ -7,56 +7,9 @@
  */
 import { liveEventSchema } from '../src-server/admin/contract';
 import type { LiveEventView } from '../src-server/admin/contract';
+import { createSseParser, type SseMessage } from '../src-server/admin/sse-parser';
 import { adminApiUrl } from './admin-forwarder';
 import type { AdminTarget, FetchLike } from './admin-forwarder';
-
-export interface SseMessage {
-  event: string;
-  data: string;
-  id?: string;
-}
-
-/**
- * An incremental parser for the text/event-stream format (HTML Living Standard, "Server-sent
- * events", §9.2.6): lines end in CRLF, LF or CR; `field: value` lines; a blank line dispatches;
- * lines starting with `:` are comments (keep-alives). Chunks may split anywhere.
- */
-export function createSseParser(onMessage: (message: SseMessage) => void): { push(chunk: string): void } {
-  let buffer = '';
-  let event = '';
-  let data: string[] = [];
-  let id: string | undefined;
-
-  function line(text: string): void {
-    if (text === '') {
-      if (data.length > 0) onMessage({ event: event || 'message', data: data.join('\n'), ...(id !== undefined && { id }) });
-      event = '';
-      data = [];
-      return;
-    }
-    if (text.startsWith(':')) return;
-    const colon = text.indexOf(':');
-    const field = colon === -1 ? text : text.slice(0, colon);
-    let value = colon === -1 ? '' : text.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'event') event = value;
-    else if (field === 'data') data.push(value);
-    else if (field === 'id' && !value.includes('\0')) id = value;
-  }
-
-  return {
-    push(chunk) {
-      buffer += chunk;
-      for (;;) {
-        const match = /\r\n|\n|\r/.exec(buffer);
-        // A lone CR at the very end may be the first half of CRLF: wait for the next chunk.
-        if (!match || (match[0] === '\r' && match.index === buffer.length - 1)) return;
-        line(buffer.slice(0, match.index));
-        buffer = buffer.slice(match.index + match[0].length);
-      }
-    },
-  };
-}
 
 export interface LiveEventRelayOptions {
   fetch?: FetchLike;
@@ -99,7 +52,7 @@ export function createLiveEventRelay(options: LiveEventRelayOptions): LiveEventR
           await response.body?.cancel().catch(() => {});
           throw new Error(`HTTP ${response.status}`);
         }
-        const parser = createSseParser((message) => {
+        const relay = (message: SseMessage): void => {
           if (message.id !== undefined) lastEventId = message.id;
           if (message.event !== 'statement') return;
           let json: unknown;
@@ -112,11 +65,12 @@ export function createLiveEventRelay(options: LiveEventRelayOptions): LiveEventR
           const parsed = liveEventSchema.safeParse(json);
           if (parsed.success) options.emit(parsed.data);
           else log('live events: an event that does not match the contract was ignored');
-        });
+        };
+        const parser = createSseParser();
         const decoder = new TextDecoder();
         failures = 0;
         for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-          parser.push(decoder.decode(chunk, { stream: true }));
+          parser.push(decoder.decode(chunk, { stream: true })).forEach(relay);
         }
         if (session.abort.signal.aborted) return;
         log('live events: the stream ended; reconnecting');

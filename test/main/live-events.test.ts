@@ -3,15 +3,14 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { LiveEventView } from '../../src-server/admin/contract';
-import { createLiveEventRelay, createSseParser } from '../../src-main/live-events';
-import type { LiveEventRelay, SseMessage } from '../../src-main/live-events';
+import { createSseParser, type SseMessage } from '../../src-server/admin/sse-parser';
+import { createLiveEventRelay } from '../../src-main/live-events';
+import type { LiveEventRelay } from '../../src-main/live-events';
 
 describe('createSseParser', () => {
   function parse(chunks: string[]): SseMessage[] {
-    const messages: SseMessage[] = [];
-    const parser = createSseParser((m) => messages.push(m));
-    for (const chunk of chunks) parser.push(chunk);
-    return messages;
+    const parser = createSseParser();
+    return chunks.flatMap((chunk): SseMessage[] => parser.push(chunk));
   }
 
   it('reads event, data and id, and dispatches on a blank line', () => {
