@@ -40,6 +40,7 @@ import { LIMIT_DEFAULTS, type ServiceLimits } from '../limits';
 import { AuthBackoff } from './plugins/auth-backoff';
 import { presentedKeyId, registerAuthBackoff, registerRequestLimits } from './plugins/limits';
 import { TokenBuckets } from './plugins/rate-limit';
+import { normaliseXapiSegment } from './xapi-path';
 
 export interface ServerOptions {
   storage: Storage;
@@ -63,11 +64,6 @@ export interface ServerOptions {
 
 /** Default request body limit: far above any real statement batch, far below memory trouble. */
 export const DEFAULT_BODY_LIMIT_BYTES = 20 * 1024 * 1024;
-
-/** `/demo/XaPi/statements` → `/demo/xapi/statements`; `/XAPI/about` → `/xapi/about`. */
-export function normaliseXapiSegment(url: string): string {
-  return url.replace(/^(\/[^/?]+)?\/xapi(?=\/|\?|$)/i, (_match, slug: string | undefined) => `${slug ?? ''}/xapi`);
-}
 
 export function buildServer(options: ServerOptions): FastifyInstance {
   const app = Fastify({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normaliseXapiSegment } from '../../src-server/http/build-server';
+import { normaliseXapiSegment } from '../../src-server/http/xapi-path';
 
 describe('xAPI path normalisation', () => {
   it.each([

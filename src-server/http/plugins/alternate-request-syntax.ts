@@ -19,6 +19,7 @@ import { mediaTypeOf } from '../../xapi/multipart';
 import { parseVersionHeader } from '../../xapi/version';
 import { LrsError, errors } from '../errors';
 import { setCorsHeaders } from './cors';
+import { isXapiPath } from '../xapi-path';
 
 /** Internal path prefix of rewritten requests; "~" is not allowed in a Store slug. */
 export const ALTERNATE_PREFIX = '/~alternate';
@@ -26,7 +27,6 @@ export const ALTERNATE_PREFIX = '/~alternate';
 const REWRITTEN = Symbol('lore.alternateRequestSyntax');
 type MarkedRequest = RawRequestDefaultExpression & { [REWRITTEN]?: true };
 
-const XAPI_PATH = /^(\/[^/?]+)?\/xapi(\/|\?|$)/;
 const METHODS = new Set(['GET', 'HEAD', 'PUT', 'POST', 'DELETE']);
 /** §1.3.s3.b7: the form parameters taken as headers. Content-Length is recomputed. */
 const HEADER_FIELDS = new Set(['authorization', 'x-experience-api-version', 'content-type', 'content-length', 'if-match', 'if-none-match']);
@@ -44,7 +44,7 @@ export function routeAlternateSyntax(raw: RawRequestDefaultExpression, url: stri
   const query = url.indexOf('?');
   // A preflight keeps its own path: the CORS plugin answers it (browsers send the syntax's
   // requests as simple requests, without one).
-  if (query < 0 || raw.method === 'OPTIONS' || !XAPI_PATH.test(url)) return url;
+  if (query < 0 || raw.method === 'OPTIONS' || !isXapiPath(url)) return url;
   if (!new URLSearchParams(url.slice(query + 1)).has('method')) return url;
   (raw as MarkedRequest)[REWRITTEN] = true;
   return `${ALTERNATE_PREFIX}${url}`;

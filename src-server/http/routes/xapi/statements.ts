@@ -16,6 +16,7 @@ import { readStatementParts } from '../../../xapi/statement-attachments';
 import type { AttachmentPart } from '../../../xapi/statement-attachments';
 import { parseStatementQuery } from '../../../xapi/statement-query';
 import { LrsError, errors } from '../../errors';
+import { singleQueryParams } from '../../query-params';
 import type { Storage } from '../../../storage/storage';
 
 export interface StatementRouteDeps {
@@ -33,15 +34,6 @@ export function failureToError(failure: OperationFailure): LrsError {
 
 function requireScope(request: FastifyRequest, needed: 'statements/write' | 'statements/read'): void {
   if (!hasScope(request.lrsKey, needed)) throw errors.missingScope(needed);
-}
-
-function queryParams(request: FastifyRequest): Record<string, string | undefined> {
-  const params: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(request.query as Record<string, unknown>)) {
-    if (Array.isArray(value)) throw errors.invalidParameter(`The parameter ${name} is given more than once.`, name);
-    params[name] = typeof value === 'string' ? value : undefined;
-  }
-  return params;
 }
 
 function acceptLanguages(request: FastifyRequest): string[] {
@@ -108,7 +100,7 @@ export default async function statementRoutes(app: FastifyInstance, deps: Statem
 
   app.put('/statements', async (request, reply) => {
     requireScope(request, 'statements/write');
-    const { statementId } = queryParams(request);
+    const { statementId } = singleQueryParams(request);
     if (statementId === undefined) {
       throw errors.invalidParameter('PUT /statements needs the statementId parameter.', 'statementId');
     }
@@ -125,7 +117,7 @@ export default async function statementRoutes(app: FastifyInstance, deps: Statem
     // statements/read, all/read or all read the whole Store; statements/read/mine only the key's own.
     const reach = statementReadReach(request.lrsKey);
     if (reach === null) throw errors.missingScope('statements/read');
-    const params = queryParams(request);
+    const params = singleQueryParams(request);
     const options: ReadOptions = { acceptLanguages: acceptLanguages(request), morePath: request.url.split('?')[0]! };
     if (reach === 'mine') options.onlyKeyId = request.lrsKey.id;
     let outcome;
