@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { StatementQuery, Storage, StoreRecord, StoredStatement } from '../storage/storage';
 import { formatStatement } from '../xapi/format-statement';
+import type { StatementFormat } from '../xapi/format-statement';
 import { attachmentsOf } from '../xapi/statement-attachments';
 import type { Statement } from '../xapi/statement-schema';
 import type { ParsedStatementQuery } from '../xapi/statement-query';
@@ -55,9 +56,20 @@ export interface AttachmentContent {
   content: Uint8Array;
 }
 
+/** `json` is the answer's JSON text: a statement, or a StatementResult (StatementResultBody). */
 export type StatementReadResult =
-  | { kind: 'single'; statement: unknown; stored: string; attachments?: AttachmentContent[] }
-  | { kind: 'list'; body: StatementResultBody; lastStored: string | null; attachments?: AttachmentContent[] };
+  | { kind: 'single'; json: string; stored: string; attachments?: AttachmentContent[] }
+  | { kind: 'list'; json: string; lastStored: string | null; attachments?: AttachmentContent[] };
+
+/**
+ * A statement in the requested format, as JSON text. `exact` is the stored text itself: parsing
+ * and re-serialising it would give the same text (it was written by JSON.stringify) at a cost that
+ * dominates a page of 50.
+ */
+function formattedJson(row: StoredStatement, format: StatementFormat, acceptLanguages: string[]): string {
+  if (format === 'exact') return row.statementJson;
+  return JSON.stringify(formatStatement(row.statement as never, format, acceptLanguages));
+}
 
 export interface ReadOptions {
   acceptLanguages: string[];
@@ -88,7 +100,7 @@ export async function readStatements(
     }
     const value: StatementReadResult = {
       kind: 'single',
-      statement: formatStatement(found.statement as never, query.format, options.acceptLanguages),
+      json: formattedJson(found, query.format, options.acceptLanguages),
       stored: found.stored,
     };
     if (query.attachments) value.attachments = await attachmentsFor(storage, store, [found.statement]);
@@ -136,15 +148,15 @@ async function readPage(
   options: ReadOptions,
 ): Promise<StatementReadResult> {
   const page = await storage.queryStatements(store.id, token.query);
-  const statements = page.statements.map((row: StoredStatement) =>
-    formatStatement(row.statement as never, token.format, options.acceptLanguages),
-  );
+  const statements = page.statements.map((row: StoredStatement) => formattedJson(row, token.format, options.acceptLanguages));
   const more =
     page.nextAfterSeq === null
       ? ''
       : `${options.morePath}?more=${encodeMoreToken({ ...token, query: { ...token.query, afterSeq: page.nextAfterSeq } })}`;
   const newest = page.statements.reduce<string | null>((latest, row) => (latest === null || row.stored > latest ? row.stored : latest), null);
-  const result: StatementReadResult = { kind: 'list', body: { statements, more }, lastStored: newest };
+  // The StatementResult object (StatementResultBody), written out around the statements' texts.
+  const json = `{"statements":[${statements.join(',')}],"more":${JSON.stringify(more)}}`;
+  const result: StatementReadResult = { kind: 'list', json, lastStored: newest };
   if (token.attachments) result.attachments = await attachmentsFor(storage, store, page.statements.map((row) => row.statement));
   return result;
 }

@@ -105,7 +105,10 @@ export interface StoredStatement {
   /** Receipt order, unique per database; the cursor for paging. */
   seq: number;
   statementId: string;
+  /** Parsed from `statementJson` when first read. */
   statement: Record<string, unknown>;
+  /** The statement as stored, as JSON text: a read that answers it unchanged sends this as is. */
+  statementJson: string;
   stored: string;
   voided: boolean;
   keyId: string;

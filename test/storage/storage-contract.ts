@@ -191,6 +191,8 @@ export function describeStorageContract(name: string, open: () => Promise<Contra
           seq: expect.any(Number),
           statementId: rows[0]!.statementId,
           statement: rows[0]!.statement,
+          // The text a read in the default format answers as is: it must be the same statement.
+          statementJson: JSON.stringify(rows[0]!.statement),
           stored: at(1),
           voided: false,
           keyId: 'k1',

@@ -50,12 +50,21 @@ export function findAttachmentRows(
   return found;
 }
 
-/** Maps a row in STATEMENT_COLUMNS order. */
+/**
+ * Maps a row in STATEMENT_COLUMNS order. The statement is parsed only when asked for: a page of
+ * GET /statements in the default format is answered from the stored text (statementJson).
+ */
 export function toStoredStatement(row: Row): StoredStatement {
+  const statementJson = row[2] as string;
+  let parsed: Record<string, unknown> | undefined;
   return {
     seq: row[0] as number,
     statementId: row[1] as string,
-    statement: JSON.parse(row[2] as string) as Record<string, unknown>,
+    get statement() {
+      parsed ??= JSON.parse(statementJson) as Record<string, unknown>;
+      return parsed;
+    },
+    statementJson,
     stored: row[3] as string,
     voided: row[4] === 1,
     keyId: row[5] as string,

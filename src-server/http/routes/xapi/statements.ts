@@ -138,11 +138,11 @@ function sendRead(reply: FastifyReply, result: StatementReadResult) {
   reply.header(CONSISTENT_THROUGH, new Date().toISOString());
   const lastModified = result.kind === 'single' ? result.stored : result.lastStored;
   if (lastModified) reply.header('Last-Modified', new Date(lastModified).toUTCString());
-  const json = result.kind === 'single' ? result.statement : result.body;
-  if (result.attachments === undefined) return reply.code(200).send(json);
+  const json = result.json;
+  if (result.attachments === undefined) return reply.code(200).type('application/json; charset=utf-8').send(json);
   // attachments=true (Part Three §2.1.3): the statements first, then each attachment's raw data.
   const parts = [
-    { headers: { 'Content-Type': 'application/json' }, body: Buffer.from(JSON.stringify(json), 'utf8') },
+    { headers: { 'Content-Type': 'application/json' }, body: Buffer.from(json, 'utf8') },
     ...result.attachments.map((attachment) => ({
       headers: {
         'Content-Type': attachment.contentType,
