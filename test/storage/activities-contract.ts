@@ -139,5 +139,14 @@ export function describeActivitiesContract(ctx: ContractContext): void {
       expect(await definitionOf(MEETING, other.id)).toBeNull();
       expect(await definitionOf(MEETING)).toEqual({ name: { 'en-US': 'mine' } });
     });
+
+    it('merges a new definition over nothing once the Store was emptied (no definition outlives its rows)', async () => {
+      await insert(storeId(), defining([{ activityId: MEETING, definition: { name: { 'en-US': 'old' }, type: 'http://example.com/old' } }]));
+      await s().emptyStore(storeId());
+      await insert(storeId(), defining([{ activityId: MEETING, definition: { name: { 'fr-FR': 'nouveau' } } }]));
+      expect(await definitionOf(MEETING)).toEqual({ name: { 'fr-FR': 'nouveau' } });
+      await ctx.reopen();
+      expect(await definitionOf(MEETING)).toEqual({ name: { 'fr-FR': 'nouveau' } });
+    });
   });
 }

@@ -66,9 +66,46 @@ export function mergeDefinition(stored: Record<string, unknown>, received: Recor
   return merged;
 }
 
-function storedDefinition(sql: Sql, storeNum: number, activityId: string): string | null {
-  const row = sql.first('SELECT definition FROM activities WHERE store_num = ? AND activity_id = ?', [storeNum, activityId]);
-  return row ? (row[0] as string) : null;
+interface KnownDefinition {
+  /** As stored (JSON text), or null when the Store has none. */
+  json: string | null;
+  definition: Record<string, unknown>;
+}
+
+/**
+ * The stored definitions the write path has read, so that a statement repeating its Activities'
+ * definitions (the usual case) merges them without a query and a parse each. Kept current by
+ * upsertActivities; cleared whenever definitions are deleted (deleteStoreRows) and when a failed
+ * write makes the caches reload (load-database.ts, loadCaches). Bounded: it starts over when full.
+ */
+export class DefinitionCache {
+  private static readonly LIMIT = 50_000;
+  private readonly known = new Map<string, KnownDefinition>();
+
+  get(sql: Sql, storeNum: number, activityId: string): KnownDefinition {
+    const key = `${storeNum}\u0000${activityId}`;
+    let entry = this.known.get(key);
+    if (!entry) {
+      const row = sql.first('SELECT definition FROM activities WHERE store_num = ? AND activity_id = ?', [storeNum, activityId]);
+      const json = row ? (row[0] as string) : null;
+      entry = { json, definition: json === null ? {} : (JSON.parse(json) as Record<string, unknown>) };
+      this.remember(key, entry);
+    }
+    return entry;
+  }
+
+  stored(storeNum: number, activityId: string, json: string, definition: Record<string, unknown>): void {
+    this.remember(`${storeNum}\u0000${activityId}`, { json, definition });
+  }
+
+  clear(): void {
+    this.known.clear();
+  }
+
+  private remember(key: string, entry: KnownDefinition): void {
+    if (this.known.size >= DefinitionCache.LIMIT) this.known.clear();
+    this.known.set(key, entry);
+  }
 }
 
 /**
@@ -76,15 +113,14 @@ function storedDefinition(sql: Sql, storeNum: number, activityId: string): strin
  * Returns the definitions that change, once each, with the `stored` time of the last row that
  * changed them. Reads only: the caller journals and applies the result.
  */
-export function mergeActivityDefinitions(sql: Sql, storeNum: number, rows: StatementRow[]): ActivityOpRow[] {
-  const current = new Map<string, { json: string | null; definition: Record<string, unknown> }>();
+export function mergeActivityDefinitions(sql: Sql, definitions: DefinitionCache, storeNum: number, rows: StatementRow[]): ActivityOpRow[] {
+  const current = new Map<string, KnownDefinition>();
   const changed = new Map<string, ActivityOpRow>();
   for (const row of rows) {
     for (const { activityId, definition } of row.activityDefinitions ?? []) {
       let entry = current.get(activityId);
       if (!entry) {
-        const json = storedDefinition(sql, storeNum, activityId);
-        entry = { json, definition: json === null ? {} : (JSON.parse(json) as Record<string, unknown>) };
+        entry = definitions.get(sql, storeNum, activityId);
         current.set(activityId, entry);
       }
       const merged = mergeDefinition(entry.definition, definition);
@@ -98,14 +134,16 @@ export function mergeActivityDefinitions(sql: Sql, storeNum: number, rows: State
 }
 
 /** Applies an `insertStatements` record's definitions (replay does exactly this too). */
-export function upsertActivities(sql: Sql, storeNum: number, rows: ActivityOpRow[]): void {
+export function upsertActivities(sql: Sql, definitions: DefinitionCache, storeNum: number, rows: ActivityOpRow[]): void {
   for (const row of rows) {
+    const json = JSON.stringify(row.definition);
     sql.run('INSERT OR REPLACE INTO activities (store_num, activity_id, definition, updated) VALUES (?, ?, ?, ?)', [
       storeNum,
       row.id,
-      JSON.stringify(row.definition),
+      json,
       row.updated,
     ]);
+    definitions.stored(storeNum, row.id, json, row.definition);
   }
 }
 

@@ -4,7 +4,6 @@
  * One journal record, applied in one SQL transaction like every other write.
  */
 import type { ApplyState } from './ops';
-import type { Sql } from './sql';
 
 export interface EmptyStoreOp {
   t: 'emptyStore';
@@ -33,12 +32,13 @@ export const STORE_DATA_TABLES = [
 export const KEPT_STORE_TABLES: readonly string[] = [];
 
 /** Deletes every row of the Store's data: emptying it, and deleting it (stores.ts). */
-export function deleteStoreRows(sql: Sql, storeNum: number): void {
-  for (const table of STORE_DATA_TABLES) sql.run(`DELETE FROM ${table} WHERE store_num = ?`, [storeNum]);
+export function deleteStoreRows(state: ApplyState, storeNum: number): void {
+  for (const table of STORE_DATA_TABLES) state.sql.run(`DELETE FROM ${table} WHERE store_num = ?`, [storeNum]);
+  state.definitions.clear();
 }
 
 export function applyEmptyStore(state: ApplyState, op: EmptyStoreOp): void {
-  deleteStoreRows(state.sql, op.storeNum);
+  deleteStoreRows(state, op.storeNum);
   const counts = state.counts.get(op.storeNum);
   if (counts) {
     counts.statements = 0;

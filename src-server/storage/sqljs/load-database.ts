@@ -7,6 +7,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import initSqlJs from 'sql.js';
 import type { SqlJsStatic } from 'sql.js';
+import { DefinitionCache } from './activities';
 import { truncateDurably } from './fs';
 import type { StorageFs } from './fs';
 import { decodeJournal, isJournalFileName, journalFileName } from './journal-format';
@@ -74,7 +75,7 @@ export async function loadDatabase(ctx: LoadContext): Promise<LoadedDatabase> {
     } catch (err) {
       throw new Error(`cannot read ${snapshotPath}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
-    const state: ApplyState = { sql, storeNums: new Map(), counts: new Map(), lastSeq: meta.lastSeq };
+    const state: ApplyState = { sql, storeNums: new Map(), counts: new Map(), lastSeq: meta.lastSeq, definitions: new DefinitionCache() };
     loadCaches(state);
     const journal = await replayJournals(ctx, state, meta.journalSeq);
     return { state, snapshotSeq: meta.journalSeq, snapshotExists: image !== null, ...journal };
@@ -141,6 +142,7 @@ async function replayJournals(
 /** Rebuilds the in-memory lookups from the database (at load, and after a write that failed to apply). */
 export function loadCaches(state: ApplyState): void {
   const { sql } = state;
+  state.definitions.clear();
   state.storeNums.clear();
   state.counts.clear();
   for (const [id, num] of sql.all('SELECT id, num FROM stores')) {

@@ -4,6 +4,7 @@
  * so applying a record at start-up does exactly what applying it at run time did. Each domain's
  * module declares its operations, builds them and applies them; this file only dispatches.
  */
+import type { DefinitionCache } from './activities';
 import { applyApiKeyOp } from './api-keys';
 import type { ApiKeyOp } from './api-keys';
 import { applyDocumentOp } from './documents';
@@ -48,6 +49,8 @@ export interface ApplyState {
   counts: Map<number, StoreCounts>;
   /** The highest statement/rejection seq applied. */
   lastSeq: number;
+  /** Stored Activity definitions already read (activities.ts, DefinitionCache). */
+  definitions: DefinitionCache;
 }
 
 /** Applies one operation. The caller wraps it in a transaction. */

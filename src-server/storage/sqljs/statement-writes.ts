@@ -74,7 +74,7 @@ export function planInsertStatements(
   const result: InsertStatementsResult = { ok: true, inserted, unchanged };
   if (toInsert.length === 0) return { result, op: null };
   // The Activity definitions the new rows change, merged now so the record carries them whole.
-  const activities = mergeActivityDefinitions(state.sql, storeNum, fresh);
+  const activities = mergeActivityDefinitions(state.sql, state.definitions, storeNum, fresh);
   return { result, op: { t: 'insertStatements', storeNum, rows: toInsert, ...(activities.length > 0 ? { activities } : {}) } };
 }
 
@@ -131,7 +131,7 @@ export function applyInsertStatements(state: ApplyState, op: InsertStatementsOp)
   }
   const counts = state.counts.get(storeNum);
   if (counts) counts.statements += rows.length;
-  if (op.activities) upsertActivities(sql, storeNum, op.activities);
+  if (op.activities) upsertActivities(sql, state.definitions, storeNum, op.activities);
   // Console ingestion statistics (ingestion.ts): counted in this same transaction.
   countStatements(sql, storeNum, rows);
 }

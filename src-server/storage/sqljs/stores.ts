@@ -89,7 +89,7 @@ export function applyStoreOp(state: ApplyState, op: StoreOp): void {
     }
     case 'deleteStore': {
       const num = state.storeNums.get(op.id);
-      if (num !== undefined) deleteStoreRows(sql, num);
+      if (num !== undefined) deleteStoreRows(state, num);
       sql.run('DELETE FROM api_keys WHERE store_id = ?', [op.id]);
       sql.run('DELETE FROM stores WHERE id = ?', [op.id]);
       state.storeNums.delete(op.id);
