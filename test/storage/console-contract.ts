@@ -130,6 +130,19 @@ export function describeConsoleContract(ctx: ContractContext): void {
       expect((await s().ingestionReport({ ...day(), storeId: storeId() })).totals.accepted).toBe(1);
     });
 
+    it('counts each statement once across reports, later writes and a reopen', async () => {
+      await insert({ storedAt: 0 }, { storedAt: 1 });
+      expect((await s().ingestionReport({ ...day(), storeId: storeId() })).totals.accepted).toBe(2);
+      await insert({ storedAt: 2 });
+      await s().insertRejections(storeId(), [makeRejection({ receivedAt: 3 })]);
+      expect((await s().ingestionReport({ ...day(), storeId: storeId() })).totals).toEqual({ accepted: 3, voided: 0, rejected: 1 });
+      await insert({ storedAt: 4 });
+      await ctx.reopen();
+      expect((await s().ingestionReport({ ...day(), storeId: storeId() })).totals).toEqual({ accepted: 4, voided: 0, rejected: 1 });
+      const report = await s().ingestionReport({ ...day(), storeId: storeId() });
+      expect(report.topVerbs.reduce((sum, verb) => sum + verb.count, 0)).toBe(4);
+    });
+
     it('empties a Store of statements, rejections, documents, definitions and statistics, keeping the Store and its keys', async () => {
       const key = makeApiKey(storeId());
       await s().insertApiKey(key);

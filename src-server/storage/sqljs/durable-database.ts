@@ -16,6 +16,7 @@ import { StorageUnavailableError } from '../errors';
 import { applyTouch } from './api-keys';
 import { nodeStorageFs, truncateDurably, writeFileDurably } from './fs';
 import type { StorageFs } from './fs';
+import { flushPendingIngestion, flushPendingIngestionBefore } from './ingestion';
 import { encodeRecord, journalFileName } from './journal-format';
 import { JournalWriter } from './journal-writer';
 import { PROBE_FILE, SNAPSHOT_FILE, SNAPSHOT_TEMP_FILE, loadCaches, loadDatabase, loadSqlJs } from './load-database';
@@ -183,6 +184,7 @@ export class DurableDatabase {
     const j = this.journalSeq + 1;
     const record = encodeRecord({ j, op });
     try {
+      flushPendingIngestionBefore(this.sql, this.applyState.ingestion, op);
       this.sql.transaction(() => applyOp(this.applyState, op));
     } catch (err) {
       loadCaches(this.applyState);
@@ -190,6 +192,14 @@ export class DurableDatabase {
     }
     this.journalSeq = j;
     return this.writer.append(record);
+  }
+
+  /**
+   * Writes the derived rows that wait in memory (ingestion counts, ingestion.ts) to the database:
+   * before anything reads them, and before an image of the database is taken.
+   */
+  flushDerived(): void {
+    flushPendingIngestion(this.sql, this.applyState.ingestion);
   }
 
   /** Resolves once every record queued so far is durable. */
@@ -237,6 +247,7 @@ export class DurableDatabase {
   async exportImage(): Promise<Uint8Array> {
     await this.flush();
     if (this.failure) throw this.failure;
+    this.flushDerived();
     writeMeta(this.sql, { journalSeq: this.journalSeq, lastSeq: this.applyState.lastSeq });
     const image = this.sql.db.export();
     this.sql.resetCache();
@@ -284,6 +295,7 @@ export class DurableDatabase {
     const journalSeq = this.journalSeq;
     if (journalSeq === this.snapshotSeq && this.olderJournals.length === 0 && this.snapshotExists) return;
     // Synchronous from here to the rotation: no write can slip between the image and the new file.
+    this.flushDerived();
     writeMeta(this.sql, { journalSeq, lastSeq: this.applyState.lastSeq });
     const started = performance.now();
     const image = this.sql.db.export();

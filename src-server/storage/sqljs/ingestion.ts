@@ -3,11 +3,14 @@
  * rejected statements, and per-hour and per-day counts of accepted statements by verb and by
  * object Activity.
  *
- * The counts are written by applyOp in the same SQL transaction (and so from the same journal
- * record) as the statements and rejections they count: they are never out of step with the rows,
- * replay rebuilds them exactly, and a report reads a few thousand aggregate rows instead of
- * scanning a million statements. Their size depends on time and on the number of distinct verbs
- * and activities, not on the number of statements.
+ * The counts come from the same journal records as the statements and rejections they count:
+ * applying a record adds to PendingIngestion, which writes them to the tables in a few upserts per
+ * many statements (five per statement made them a third of a single insert's SQL work). They are
+ * derived data: a crash loses only counts whose records replay counts again. Flushed before
+ * anything reads or copies them (a report, a snapshot or backup image), before a Store's rows are
+ * deleted, and whenever PENDING_LIMIT keys wait (flushPendingIngestion). A report reads a few
+ * thousand aggregate rows instead of scanning a million statements; their size depends on time and
+ * on the number of distinct verbs and activities, not on the number of statements.
  */
 import type { IngestionQuery, IngestionStats } from '../storage';
 import type { RejectionOpRow } from './rejections';
@@ -104,51 +107,95 @@ function objectActivityId(statement: Record<string, unknown>): string | null {
   return typeof object.id === 'string' ? object.id : null;
 }
 
-/** Counts per key, for one upsert per distinct key of a batch. */
-class Tally<T> {
+/** Counts per key, summed until they are written: one upsert per distinct key. */
+class Tally<T extends unknown[]> {
   readonly entries = new Map<string, { item: T; count: number }>();
-  add(key: string, item: T): void {
+  add(key: string, item: T, n = 1): void {
     const seen = this.entries.get(key);
-    if (seen) seen.count++;
-    else this.entries.set(key, { item, count: 1 });
+    if (seen) seen.count += n;
+    else this.entries.set(key, { item, count: n });
   }
 }
 
-/** Counts the rows of an `insertStatements` operation (called by applyOp, inside its transaction). */
-export function countStatements(sql: Sql, storeNum: number, rows: StatementOpRow[]): void {
-  const minutes = new Map<number, { accepted: number; voided: number }>();
-  const hours = new Tally<[TopKind, number, string]>();
-  const days = new Tally<[TopKind, number, string]>();
-  const addTop = (kind: TopKind, ms: number, value: string) => {
+/** Past this many waiting keys, the counts are written before the next operation. */
+const PENDING_LIMIT = 5_000;
+
+/** Counts applied (statements, rejections) and not yet written to the ingestion tables. */
+export class PendingIngestion {
+  private readonly minutes = new Map<string, { storeNum: number; minute: number; accepted: number; voided: number; rejected: number }>();
+  private readonly hours = new Tally<[number, TopKind, number, string]>();
+  private readonly days = new Tally<[number, TopKind, number, string]>();
+
+  get size(): number {
+    return this.minutes.size + this.hours.entries.size + this.days.entries.size;
+  }
+
+  get full(): boolean {
+    return this.size >= PENDING_LIMIT;
+  }
+
+  /** The rows of an `insertStatements` operation (applyInsertStatements). */
+  addStatements(storeNum: number, rows: StatementOpRow[]): void {
+    for (const row of rows) {
+      const ms = Date.parse(row.stored);
+      const counts = this.minuteOf(storeNum, Math.floor(ms / MINUTE_MS));
+      counts.accepted++;
+      if (row.voidsStatementId !== null) counts.voided++;
+      this.addTop(storeNum, 'verb', ms, row.verbId);
+      const activity = objectActivityId(row.statement);
+      if (activity !== null) this.addTop(storeNum, 'activity', ms, activity);
+    }
+  }
+
+  /** The rows of an `insertRejections` operation (applyInsertRejections). */
+  addRejections(storeNum: number, rows: RejectionOpRow[]): void {
+    for (const row of rows) this.minuteOf(storeNum, Math.floor(Date.parse(row.receivedAt) / MINUTE_MS)).rejected++;
+  }
+
+  /** Writes every waiting count. The caller runs it in a transaction; on a throw nothing is forgotten. */
+  writeTo(sql: Sql): void {
+    for (const m of this.minutes.values()) sql.run(UPSERT_MINUTE, [m.storeNum, m.minute, m.accepted, m.voided, m.rejected]);
+    for (const { item, count } of this.hours.entries.values()) sql.run(UPSERT_TOP_HOUR, [...item, count]);
+    for (const { item, count } of this.days.entries.values()) sql.run(UPSERT_TOP_DAY, [...item, count]);
+  }
+
+  clear(): void {
+    this.minutes.clear();
+    this.hours.entries.clear();
+    this.days.entries.clear();
+  }
+
+  private minuteOf(storeNum: number, minute: number) {
+    const key = `${storeNum}\u0000${minute}`;
+    let counts = this.minutes.get(key);
+    if (!counts) {
+      counts = { storeNum, minute, accepted: 0, voided: 0, rejected: 0 };
+      this.minutes.set(key, counts);
+    }
+    return counts;
+  }
+
+  private addTop(storeNum: number, kind: TopKind, ms: number, value: string): void {
     const hour = Math.floor(ms / HOUR_MS);
     const day = Math.floor(ms / DAY_MS);
-    hours.add(`${kind}\u0000${hour}\u0000${value}`, [kind, hour, value]);
-    days.add(`${kind}\u0000${day}\u0000${value}`, [kind, day, value]);
-  };
-  for (const row of rows) {
-    const ms = Date.parse(row.stored);
-    const minute = Math.floor(ms / MINUTE_MS);
-    const counts = minutes.get(minute) ?? { accepted: 0, voided: 0 };
-    counts.accepted++;
-    if (row.voidsStatementId !== null) counts.voided++;
-    minutes.set(minute, counts);
-    addTop('verb', ms, row.verbId);
-    const activity = objectActivityId(row.statement);
-    if (activity !== null) addTop('activity', ms, activity);
+    this.hours.add(`${storeNum}\u0000${kind}\u0000${hour}\u0000${value}`, [storeNum, kind, hour, value]);
+    this.days.add(`${storeNum}\u0000${kind}\u0000${day}\u0000${value}`, [storeNum, kind, day, value]);
   }
-  for (const [minute, counts] of minutes) sql.run(UPSERT_MINUTE, [storeNum, minute, counts.accepted, counts.voided, 0]);
-  for (const { item, count } of hours.entries.values()) sql.run(UPSERT_TOP_HOUR, [storeNum, ...item, count]);
-  for (const { item, count } of days.entries.values()) sql.run(UPSERT_TOP_DAY, [storeNum, ...item, count]);
 }
 
-/** Counts the rows of an `insertRejections` operation (called by applyOp, inside its transaction). */
-export function countRejections(sql: Sql, storeNum: number, rows: RejectionOpRow[]): void {
-  const minutes = new Map<number, number>();
-  for (const row of rows) {
-    const minute = Math.floor(Date.parse(row.receivedAt) / MINUTE_MS);
-    minutes.set(minute, (minutes.get(minute) ?? 0) + 1);
-  }
-  for (const [minute, n] of minutes) sql.run(UPSERT_MINUTE, [storeNum, minute, 0, 0, n]);
+/** Writes the waiting counts in one transaction (outside any operation's own). */
+export function flushPendingIngestion(sql: Sql, pending: PendingIngestion): void {
+  if (pending.size === 0) return;
+  sql.transaction(() => pending.writeTo(sql));
+  pending.clear();
+}
+
+/**
+ * Before applying `op`: the counts wait no longer when the operation deletes a Store's rows (its
+ * counts must be in the tables it empties) or when too many keys wait.
+ */
+export function flushPendingIngestionBefore(sql: Sql, pending: PendingIngestion, op: { t: string }): void {
+  if (op.t === 'emptyStore' || op.t === 'deleteStore' || pending.full) flushPendingIngestion(sql, pending);
 }
 
 /**

@@ -9,6 +9,7 @@ import initSqlJs from 'sql.js';
 import type { SqlJsStatic } from 'sql.js';
 import { DefinitionCache } from './activities';
 import { truncateDurably } from './fs';
+import { PendingIngestion, flushPendingIngestionBefore } from './ingestion';
 import type { StorageFs } from './fs';
 import { decodeJournal, isJournalFileName, journalFileName } from './journal-format';
 import { applyOp } from './ops';
@@ -75,7 +76,7 @@ export async function loadDatabase(ctx: LoadContext): Promise<LoadedDatabase> {
     } catch (err) {
       throw new Error(`cannot read ${snapshotPath}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
-    const state: ApplyState = { sql, storeNums: new Map(), counts: new Map(), lastSeq: meta.lastSeq, definitions: new DefinitionCache() };
+    const state: ApplyState = { sql, storeNums: new Map(), counts: new Map(), lastSeq: meta.lastSeq, definitions: new DefinitionCache(), ingestion: new PendingIngestion() };
     loadCaches(state);
     const journal = await replayJournals(ctx, state, meta.journalSeq);
     return { state, snapshotSeq: meta.journalSeq, snapshotExists: image !== null, ...journal };
@@ -109,6 +110,7 @@ async function replayJournals(
         throw new Error(`journal ${file} holds record ${record.j} after record ${journalSeq}: records are missing`);
       }
       try {
+        flushPendingIngestionBefore(state.sql, state.ingestion, record.op);
         state.sql.transaction(() => applyOp(state, record.op));
       } catch (err) {
         throw new Error(`cannot apply journal record ${record.j} of ${file}: ${err instanceof Error ? err.message : String(err)}`, {

@@ -6,6 +6,7 @@
  */
 import type { DefinitionCache } from './activities';
 import { applyApiKeyOp } from './api-keys';
+import type { PendingIngestion } from './ingestion';
 import type { ApiKeyOp } from './api-keys';
 import { applyDocumentOp } from './documents';
 import type { DocumentOp } from './documents';
@@ -51,6 +52,8 @@ export interface ApplyState {
   lastSeq: number;
   /** Stored Activity definitions already read (activities.ts, DefinitionCache). */
   definitions: DefinitionCache;
+  /** Ingestion counts applied but not yet written (ingestion.ts). */
+  ingestion: PendingIngestion;
 }
 
 /** Applies one operation. The caller wraps it in a transaction. */

@@ -3,7 +3,6 @@
  * reason for the Statement Explorer (explorer.ts). Their seq comes from the statements' counter.
  */
 import type { RejectionRow } from '../storage';
-import { countRejections } from './ingestion';
 import { toMs } from './ops';
 import type { ApplyState } from './ops';
 
@@ -64,6 +63,6 @@ export function applyInsertRejections(state: ApplyState, op: InsertRejectionsOp)
   }
   const counts = state.counts.get(op.storeNum);
   if (counts) counts.rejections += op.rows.length;
-  // Console ingestion statistics (ingestion.ts): counted in this same transaction.
-  countRejections(sql, op.storeNum, op.rows);
+  // Console ingestion statistics (ingestion.ts): counted from this record, written in groups.
+  state.ingestion.addRejections(op.storeNum, op.rows);
 }

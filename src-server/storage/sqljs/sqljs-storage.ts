@@ -277,10 +277,10 @@ export class SqljsStorage implements Storage {
   }
 
   async ingestionReport(query: IngestionQuery): Promise<IngestionStats> {
-    if (query.storeId === undefined) {
-      this.db.assertOpen();
-      return ingestionReportRows(this.db.sql, null, query);
-    }
+    this.db.assertOpen();
+    // Counts applied but not yet written go in first (ingestion.ts, PendingIngestion).
+    this.db.flushDerived();
+    if (query.storeId === undefined) return ingestionReportRows(this.db.sql, null, query);
     return this.read(query.storeId, EMPTY_INGESTION, (sql, storeNum) => ingestionReportRows(sql, storeNum, query));
   }
 

@@ -8,7 +8,6 @@
 import type { IndexTerm, InsertStatementsResult, StatementRow } from '../storage';
 import { mergeActivityDefinitions, upsertActivities } from './activities';
 import type { ActivityOpRow } from './activities';
-import { countStatements } from './ingestion';
 import { toMs } from './ops';
 import type { ApplyState } from './ops';
 import { receivedColumns } from './received';
@@ -132,8 +131,8 @@ export function applyInsertStatements(state: ApplyState, op: InsertStatementsOp)
   const counts = state.counts.get(storeNum);
   if (counts) counts.statements += rows.length;
   if (op.activities) upsertActivities(sql, state.definitions, storeNum, op.activities);
-  // Console ingestion statistics (ingestion.ts): counted in this same transaction.
-  countStatements(sql, storeNum, rows);
+  // Console ingestion statistics (ingestion.ts): counted from this record, written in groups.
+  state.ingestion.addStatements(storeNum, rows);
 }
 
 function toOpRow(row: StatementRow, seq: number): StatementOpRow {
