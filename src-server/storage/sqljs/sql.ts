@@ -6,6 +6,19 @@ import type { Database, SqlValue, Statement } from 'sql.js';
 
 export type Row = SqlValue[];
 
+/**
+ * A long string as a bind parameter that the SQL takes as text: write it `CAST(? AS TEXT)`. sql.js
+ * encodes a string parameter to UTF-8 in JavaScript, character by character (12–30 µs for a 1.4 KB
+ * statement); Buffer.from encodes natively and sql.js copies the bytes in one call (~3 µs). The
+ * column still holds TEXT, so reads, json_extract and the sqlite3 shell see the same value. (Not
+ * for a comparison: a BLOB never equals a TEXT.)
+ */
+export function utf8(text: string): Uint8Array;
+export function utf8(text: string | null): Uint8Array | null;
+export function utf8(text: string | null): Uint8Array | null {
+  return text === null ? null : Buffer.from(text, 'utf8');
+}
+
 export class Sql {
   private readonly cache = new Map<string, Statement>();
 

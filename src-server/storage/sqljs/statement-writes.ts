@@ -11,6 +11,7 @@ import type { ActivityOpRow } from './activities';
 import { toMs } from './ops';
 import type { ApplyState } from './ops';
 import { receivedColumns } from './received';
+import { utf8 } from './sql';
 import type { Sql } from './sql';
 import { insertStatementTarget, targetOf } from './statement-targets';
 
@@ -90,14 +91,16 @@ export function applyInsertStatements(state: ApplyState, op: InsertStatementsOp)
     ])
       ? 1
       : 0;
+    const [received, lrsAdded] = receivedColumns(row);
     sql.run(
       `INSERT INTO statements (seq, store_num, statement_id, statement, signature, stored, stored_ms, key_id, verb_id,
-         registration, voided, voids_statement_id, received, lrs_added) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         registration, voided, voids_statement_id, received, lrs_added)
+       VALUES (?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?)`,
       [
         row.seq,
         storeNum,
         row.statementId,
-        JSON.stringify(row.statement),
+        utf8(JSON.stringify(row.statement)),
         row.signature,
         row.stored,
         toMs(row.stored),
@@ -106,7 +109,8 @@ export function applyInsertStatements(state: ApplyState, op: InsertStatementsOp)
         row.registration,
         voided,
         row.voidsStatementId,
-        ...receivedColumns(row),
+        utf8(received),
+        lrsAdded,
       ],
     );
     insertTerms(sql, storeNum, row.seq, row.terms);
