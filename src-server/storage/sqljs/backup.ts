@@ -34,7 +34,8 @@ export interface BackupSummary {
 
 const SQLITE_HEADER = 'SQLite format 3\0';
 /** Tables every Lore database has since schema version 1. */
-const REQUIRED_TABLES = ['meta', 'stores', 'api_keys', 'statements', 'statement_terms', 'rejections'];
+// (Index terms changed layout since: an older image has statement_terms, a newer terms; the open converts.)
+const REQUIRED_TABLES = ['meta', 'stores', 'api_keys', 'statements', 'rejections'];
 
 export function sqlJsForBackups(wasmPath?: string): Promise<SqlJsStatic> {
   return loadSqlJs(wasmPath ?? createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm'));

@@ -4,6 +4,7 @@
  * One journal record, applied in one SQL transaction like every other write.
  */
 import type { ApplyState } from './ops';
+import { deleteStoreTerms } from './terms';
 
 export interface EmptyStoreOp {
   t: 'emptyStore';
@@ -16,7 +17,7 @@ export interface EmptyStoreOp {
  * a new table is a decision, not an omission.
  */
 export const STORE_DATA_TABLES = [
-  'statement_terms',
+  'terms',
   'statement_targets',
   'statements',
   'attachments',
@@ -33,6 +34,8 @@ export const KEPT_STORE_TABLES: readonly string[] = [];
 
 /** Deletes every row of the Store's data: emptying it, and deleting it (stores.ts). */
 export function deleteStoreRows(state: ApplyState, storeNum: number): void {
+  // Postings are keyed by term id, not Store: they go with the Store's terms.
+  deleteStoreTerms(state.sql, state.termIds, storeNum);
   for (const table of STORE_DATA_TABLES) state.sql.run(`DELETE FROM ${table} WHERE store_num = ?`, [storeNum]);
   state.definitions.clear();
 }

@@ -16,6 +16,7 @@ import { applyOp } from './ops';
 import type { ApplyState } from './ops';
 import { ensureSchema } from './schema';
 import { Sql } from './sql';
+import { TermIds } from './terms';
 
 export const SNAPSHOT_FILE = 'lore.sqlite';
 /** A snapshot being written; renamed over SNAPSHOT_FILE once durable. */
@@ -76,7 +77,7 @@ export async function loadDatabase(ctx: LoadContext): Promise<LoadedDatabase> {
     } catch (err) {
       throw new Error(`cannot read ${snapshotPath}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
-    const state: ApplyState = { sql, storeNums: new Map(), counts: new Map(), lastSeq: meta.lastSeq, definitions: new DefinitionCache(), ingestion: new PendingIngestion() };
+    const state: ApplyState = { sql, storeNums: new Map(), counts: new Map(), lastSeq: meta.lastSeq, definitions: new DefinitionCache(), ingestion: new PendingIngestion(), termIds: new TermIds() };
     loadCaches(state);
     const journal = await replayJournals(ctx, state, meta.journalSeq);
     return { state, snapshotSeq: meta.journalSeq, snapshotExists: image !== null, ...journal };
@@ -145,6 +146,7 @@ async function replayJournals(
 export function loadCaches(state: ApplyState): void {
   const { sql } = state;
   state.definitions.clear();
+  state.termIds.clear();
   state.storeNums.clear();
   state.counts.clear();
   for (const [id, num] of sql.all('SELECT id, num FROM stores')) {

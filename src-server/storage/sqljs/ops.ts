@@ -15,6 +15,7 @@ import type { EmptyStoreOp } from './empty-store';
 import { applyInsertRejections } from './rejections';
 import type { InsertRejectionsOp } from './rejections';
 import type { Sql } from './sql';
+import type { TermIds } from './terms';
 import { applyInsertStatements } from './statement-writes';
 import type { InsertStatementsOp } from './statement-writes';
 import { applyStoreOp } from './stores';
@@ -54,6 +55,8 @@ export interface ApplyState {
   definitions: DefinitionCache;
   /** Ingestion counts applied but not yet written (ingestion.ts). */
   ingestion: PendingIngestion;
+  /** Index term ids already looked up (terms.ts). */
+  termIds: TermIds;
 }
 
 /** Applies one operation. The caller wraps it in a transaction. */

@@ -8,6 +8,7 @@ import type { SqlValue } from 'sql.js';
 import type { ExplorerQuery, StatementQuery } from '../storage';
 import { toMs } from './ops';
 import type { Row, Sql } from './sql';
+import { TERM_ID_SQL } from './terms';
 
 export interface BuiltQuery {
   sql: string;
@@ -56,8 +57,8 @@ export function storedTimeConditions(q: StatementQuery): Condition[] {
 export function hasTermCondition(alias: string, seq: string, storeNum: number, term: TermFilter): Condition {
   return {
     sql:
-      `EXISTS (SELECT 1 FROM statement_terms AS ${alias} WHERE ${alias}.store_num = ? AND ${alias}.kind = ? AND ` +
-      `${alias}.value = ? AND ${alias}.seq = ${seq}${term.primaryOnly ? ` AND ${alias}.is_primary = 1` : ''})`,
+      `EXISTS (SELECT 1 FROM term_postings AS ${alias} WHERE ${alias}.term = ${TERM_ID_SQL} AND ` +
+      `${alias}.seq = ${seq}${term.primaryOnly ? ` AND ${alias}.is_primary = 1` : ''})`,
     params: [storeNum, term.kind, term.value],
   };
 }
@@ -88,9 +89,10 @@ function selectStatements(q: StatementSelect): BuiltQuery {
   let seq: string;
   if (drive) {
     // CROSS JOIN fixes the join order: walk the term index in seq order, then fetch each row.
-    from = `statement_terms AS t${drive.primaryOnly ? ' INDEXED BY statement_terms_primary' : ''} CROSS JOIN statements AS s ON s.seq = t.seq`;
+    // The term id is the Store's own (terms.ts): its postings are the Store's statements.
+    from = `term_postings AS t${drive.primaryOnly ? ' INDEXED BY term_postings_primary' : ''} CROSS JOIN statements AS s ON s.seq = t.seq`;
     seq = 't.seq';
-    where.push('t.store_num = ?', 't.kind = ?', 't.value = ?');
+    where.push(`t.term = ${TERM_ID_SQL}`);
     params.push(q.storeNum, drive.kind, drive.value);
     if (drive.primaryOnly) where.push('t.is_primary = 1');
   } else {

@@ -13,6 +13,7 @@ import { ensureReceivedColumns } from './received';
 import type { Sql } from './sql';
 import { ensureStatementTargets } from './statement-targets';
 import { ensureStoreLimitsColumn } from './stores';
+import { ensureTermTables } from './terms';
 
 export const SCHEMA_VERSION = 1;
 
@@ -68,17 +69,6 @@ CREATE INDEX statements_registration ON statements (store_num, registration) WHE
 CREATE INDEX statements_voided ON statements (store_num) WHERE voided = 1;
 CREATE INDEX statements_voiding ON statements (store_num, voids_statement_id) WHERE voids_statement_id IS NOT NULL;
 
--- One row per (statement, kind, value); is_primary when the plain agent/activity filter matches.
-CREATE TABLE statement_terms (
-  store_num INTEGER NOT NULL,
-  kind TEXT NOT NULL,
-  value TEXT NOT NULL,
-  is_primary INTEGER NOT NULL,
-  seq INTEGER NOT NULL,
-  PRIMARY KEY (store_num, kind, value, seq)
-) WITHOUT ROWID;
-CREATE INDEX statement_terms_primary ON statement_terms (store_num, kind, value, seq) WHERE is_primary = 1;
-
 CREATE TABLE attachments (
   store_num INTEGER NOT NULL,
   sha2 TEXT NOT NULL,
@@ -132,6 +122,7 @@ export function ensureSchema(sql: Sql): Meta {
   ensureIngestionTables(sql); // console statistics
   ensureReceivedColumns(sql); // statements as received, for the Explorer
   ensureStoreLimitsColumn(sql); // a Store's own limits
+  ensureTermTables(sql); // index terms by id (converts the earlier statement_terms)
   return meta;
 }
 

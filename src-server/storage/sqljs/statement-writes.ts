@@ -12,8 +12,8 @@ import { toMs } from './ops';
 import type { ApplyState } from './ops';
 import { receivedColumns } from './received';
 import { utf8 } from './sql';
-import type { Sql } from './sql';
 import { insertStatementTarget, targetOf } from './statement-targets';
+import { insertPostings } from './terms';
 
 /** A statement row as journaled: the values of StatementRow, with its seq decided. */
 export interface StatementOpRow
@@ -113,7 +113,7 @@ export function applyInsertStatements(state: ApplyState, op: InsertStatementsOp)
         lrsAdded,
       ],
     );
-    insertTerms(sql, storeNum, row.seq, row.terms);
+    insertPostings(sql, state.termIds, storeNum, row.seq, row.terms);
     insertStatementTarget(sql, storeNum, row.seq, targetOf(row));
     for (const a of row.attachments ?? []) {
       sql.run('INSERT OR IGNORE INTO attachments (store_num, sha2, content_type, content) VALUES (?, ?, ?, ?)', [
@@ -175,19 +175,4 @@ function dedupeTerms(terms: IndexTerm[]): IndexTerm[] {
     if (!seen || (term.primary && !seen.primary)) byKey.set(key, { kind: term.kind, value: term.value, primary: term.primary });
   }
   return [...byKey.values()];
-}
-
-/** Terms go in by multi-row INSERTs of up to TERMS_PER_INSERT rows: one call into SQLite, not one per term. */
-const TERMS_PER_INSERT = 8;
-const termInsertSql = (n: number): string =>
-  `INSERT INTO statement_terms (store_num, kind, value, is_primary, seq) VALUES ${Array(n).fill('(?, ?, ?, ?, ?)').join(', ')}`;
-const TERM_INSERT_SQL = Array.from({ length: TERMS_PER_INSERT + 1 }, (_, n) => termInsertSql(n));
-
-function insertTerms(sql: Sql, storeNum: number, seq: number, terms: IndexTerm[]): void {
-  for (let start = 0; start < terms.length; start += TERMS_PER_INSERT) {
-    const chunk = terms.slice(start, start + TERMS_PER_INSERT);
-    const params: Array<string | number> = [];
-    for (const term of chunk) params.push(storeNum, term.kind, term.value, term.primary ? 1 : 0, seq);
-    sql.run(TERM_INSERT_SQL[chunk.length]!, params);
-  }
 }
