@@ -171,7 +171,7 @@ export const serviceStatusSchema = z.object({
   /** The base URL content uses (Store endpoints start with it). */
   publicUrl: z.string().optional(),
   /**
-   * How full the database is against the most it can hold (the embedded one: 2 GiB). `warning`
+   * How full the database is against the most it can hold (the embedded one: 3 GiB). `warning`
    * from 80%; `full` from 95%: statements, rejections and documents are refused with 507.
    */
   capacity: z

@@ -305,7 +305,7 @@ export interface StorageStats {
   databaseBytes: number;
 }
 
-/** How full the database is against the most it can hold (sql.js: 2 GiB, see sqljs/capacity.ts). */
+/** How full the database is against the most it can hold (sql.js: 3 GiB, see sqljs/capacity.ts). */
 export interface StorageCapacity {
   /** Bytes of the pages that hold data. */
   usedBytes: number;

@@ -7,7 +7,7 @@ import { promises as fsp } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
-import { nodeStorageFs, writeFileDurably } from './fs';
+import { nodeStorageFs, readWholeFile, writeFileDurably } from './fs';
 import { isJournalFileName } from './journal-format';
 import { SNAPSHOT_FILE, SNAPSHOT_TEMP_FILE, loadSqlJs } from './load-database';
 import { lockDataDir } from './lock';
@@ -95,7 +95,7 @@ export interface RestoreResult extends BackupSummary {
 export async function restoreDataDir(options: { dataDir: string; from: string; wasmPath?: string; log?: (msg: string) => void }): Promise<RestoreResult> {
   const log = options.log ?? (() => {});
   const dataDir = path.resolve(options.dataDir);
-  const bytes = await fsp.readFile(options.from).catch((err: NodeJS.ErrnoException) => {
+  const bytes = await readWholeFile(options.from).catch((err: NodeJS.ErrnoException) => {
     throw new InvalidBackupError(`cannot read ${options.from}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
   });
   const summary = verifyBackup(await sqlJsForBackups(options.wasmPath), bytes, options.from);

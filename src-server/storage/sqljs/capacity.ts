@@ -2,11 +2,14 @@
  * How full the in-memory database is, against the most this build can hold, and the guard that
  * refuses writes that add data before the limit is met (a 507 with what to do, never a crash).
  *
- * The limit is 2 GiB, from two ceilings measured with sql.js 1.16 on Node 20 (README, "Capacity"):
- * - the WebAssembly memory of sql.js's build has a maximum of 32,768 pages = 2 GiB; an allocation
- *   beyond it fails with SQLite's "out of memory" (the database stays usable, the write is lost);
- * - the snapshot `lore.sqlite` is read back at start with one `readFile`, which Node 20 refuses
- *   above 2 GiB (ERR_FS_FILE_TOO_LARGE): a larger image would be written but could not be opened.
+ * The limit is 3 GiB. The database file lives in sql.js's in-memory file system, a JavaScript
+ * typed array outside its WebAssembly memory (which holds only SQLite's page cache and working
+ * memory): measured with sql.js 1.16 on Node 20, a 2.6 GB database was written, exported and
+ * opened again. Typed arrays reach 4 GiB; the file system grows a file by 12.5% at a time and a
+ * snapshot copies the whole image, so 3 GiB keeps the growth step under 4 GiB; the process then
+ * holds about twice the data (5.2 GB for 2.4 GiB, export included; README, "Capacity"). The snapshot is read at start in chunks, since
+ * Node's readFile stops at 2 GiB (fs.ts, readWholeFile).
+ *
  * Used bytes are the pages that hold data, (page_count - freelist_count) × page_size: pages freed by
  * deleting data are reused by later writes, so deleting data makes room even though the image
  * keeps its size.
@@ -15,7 +18,7 @@ import { StorageFullError } from '../storage';
 import type { StorageCapacity } from '../storage';
 import type { Sql } from './sql';
 
-export const DEFAULT_CAPACITY_LIMIT_BYTES = 2 * 1024 * 1024 * 1024;
+export const DEFAULT_CAPACITY_LIMIT_BYTES = 3 * 1024 * 1024 * 1024;
 /** Above this share of the limit the status says `warning` and the log says so once. */
 export const CAPACITY_WARNING_RATIO = 0.8;
 /** At or above this share, writes that add data are refused with 507. */
@@ -24,7 +27,7 @@ export const CAPACITY_FULL_RATIO = 0.95;
  * Reading the page counts costs ~10–20 µs (pragmas prepare a program each time): more than a small
  * write's own SQL. Writes reuse a reading until it is REFRESH_MS old or the journal has grown by
  * REREAD_SHARE of the limit since (the database grows by at most a few times what its records
- * carry), so the 80% and 95% marks are crossed by little: 1% of the limit is 20 MB at 2 GiB.
+ * carry), so the 80% and 95% marks are crossed by little: 1% of the limit is 32 MB at 3 GiB.
  */
 const REFRESH_MS = 250;
 const REREAD_SHARE = 0.01;

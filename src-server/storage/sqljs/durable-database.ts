@@ -40,7 +40,7 @@ export interface SqljsStorageOptions {
   touchFlushIntervalMs?: number;
   /** File operations; tests inject failures and count fsyncs through this. */
   fs?: StorageFs;
-  /** The most data the database takes before refusing writes that add data (capacity.ts). Default 2 GiB. */
+  /** The most data the database takes before refusing writes that add data (capacity.ts). Default 3 GiB. */
   capacityLimitBytes?: number;
   /** Pruning of the rejected-statement log (retention.ts); off unless given. */
   rejectionRetention?: RejectionRetention;

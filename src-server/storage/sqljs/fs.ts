@@ -27,6 +27,27 @@ export interface StorageFs {
   syncDir(dir: string): Promise<void>;
 }
 
+/** Node's readFile refuses files over 2 GiB; a snapshot can be larger (capacity.ts). */
+const READ_CHUNK_BYTES = 256 * 1024 * 1024;
+
+/** The whole file, read in chunks of `chunkBytes` into one buffer, so it may pass 2 GiB. */
+export async function readWholeFile(path: string, chunkBytes = READ_CHUNK_BYTES): Promise<Uint8Array> {
+  const handle = await fsp.open(path, constants.O_RDONLY);
+  try {
+    const { size } = await handle.stat();
+    const whole = Buffer.allocUnsafe(size);
+    let done = 0;
+    while (done < size) {
+      const { bytesRead } = await handle.read(whole, done, Math.min(chunkBytes, size - done), done);
+      if (bytesRead === 0) break; // the file shrank while read: what is there is the file
+      done += bytesRead;
+    }
+    return done === size ? whole : whole.subarray(0, done);
+  } finally {
+    await handle.close();
+  }
+}
+
 function isErrno(err: unknown, code: string): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === code;
 }
@@ -37,7 +58,7 @@ export const nodeStorageFs: StorageFs = {
   },
   async readFile(path) {
     try {
-      return await fsp.readFile(path);
+      return await readWholeFile(path);
     } catch (err) {
       if (isErrno(err, 'ENOENT')) return null;
       throw err;
