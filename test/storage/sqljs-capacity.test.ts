@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { open as openFile, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DEFAULT_CAPACITY_LIMIT_BYTES, capacityState } from '../../src-server/storage/sqljs/capacity';
-import { readWholeFile } from '../../src-server/storage/sqljs/fs';
+import { readWholeFile, writeAll } from '../../src-server/storage/sqljs/fs';
 import type { SqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
 import { StorageFullError } from '../../src-server/storage/storage';
 import type { DocumentKey } from '../../src-server/storage/storage';
@@ -43,6 +43,18 @@ describe('capacity of the in-memory database (sql.js)', () => {
     // 4,096-byte chunks stand in for the 256 MiB ones: the same loop, 25 turns and a short last one.
     expect(Buffer.compare(Buffer.from(await readWholeFile(file, 4096)), bytes)).toBe(0);
     expect((await readWholeFile(file)).length).toBe(bytes.length);
+  });
+
+  it('writes a snapshot in chunks, so one over 2 GiB (beyond one write call) is written whole', async () => {
+    const file = path.join(await tempDir(), 'image');
+    const bytes = randomBytes(100_003);
+    const handle = await openFile(file, 'w');
+    try {
+      await writeAll(handle, bytes, 0, 4096);
+    } finally {
+      await handle.close();
+    }
+    expect(Buffer.compare(await readFile(file), bytes)).toBe(0);
   });
 
   it('reports the bytes its data takes against a 3 GiB limit by default', async () => {

@@ -3,6 +3,7 @@
  * and inject failures (disk full, EIO) without touching the real disk's behaviour.
  */
 import { constants, promises as fsp } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 
 export interface StorageFileHandle {
   /** Writes every byte of `data` at `position`. */
@@ -27,8 +28,9 @@ export interface StorageFs {
   syncDir(dir: string): Promise<void>;
 }
 
-/** Node's readFile refuses files over 2 GiB; a snapshot can be larger (capacity.ts). */
+/** Node's readFile refuses files over 2 GiB, and one write call takes less; a snapshot can be larger (capacity.ts). */
 const READ_CHUNK_BYTES = 256 * 1024 * 1024;
+const WRITE_CHUNK_BYTES = 256 * 1024 * 1024;
 
 /** The whole file, read in chunks of `chunkBytes` into one buffer, so it may pass 2 GiB. */
 export async function readWholeFile(path: string, chunkBytes = READ_CHUNK_BYTES): Promise<Uint8Array> {
@@ -45,6 +47,15 @@ export async function readWholeFile(path: string, chunkBytes = READ_CHUNK_BYTES)
     return done === size ? whole : whole.subarray(0, done);
   } finally {
     await handle.close();
+  }
+}
+
+/** Writes every byte of `data` at `position`, at most `chunkBytes` a call (one call takes less than 2 GiB). */
+export async function writeAll(handle: FileHandle, data: Uint8Array, position: number, chunkBytes = WRITE_CHUNK_BYTES): Promise<void> {
+  let done = 0;
+  while (done < data.length) {
+    const { bytesWritten } = await handle.write(data, done, Math.min(data.length - done, chunkBytes), position + done);
+    done += bytesWritten;
   }
 }
 
@@ -71,13 +82,7 @@ export const nodeStorageFs: StorageFs = {
     const flags = constants.O_WRONLY | constants.O_CREAT | (options.truncate ? constants.O_TRUNC : 0);
     const handle = await fsp.open(path, flags, 0o644);
     return {
-      async write(data, position) {
-        let done = 0;
-        while (done < data.length) {
-          const { bytesWritten } = await handle.write(data, done, data.length - done, position + done);
-          done += bytesWritten;
-        }
-      },
+      write: (data, position) => writeAll(handle, data, position),
       datasync: () => handle.datasync(),
       truncate: (length) => handle.truncate(length),
       close: () => handle.close(),
