@@ -48,6 +48,7 @@ import type { SqljsStorageOptions } from './durable-database';
 import { searchExplorerRows } from './explorer';
 import { ingestionReportRows } from './ingestion';
 import type { Op } from './ops';
+import { RecordCache } from './record-cache';
 import { insertRejectionsOp } from './rejections';
 import type { Sql } from './sql';
 import { findAttachmentRows, findStatementRow, queryStatementRows } from './statement-reads';
@@ -80,6 +81,8 @@ export class SqljsStorage implements Storage {
   /** Refuses writes that add data near the database's limit (capacity.ts). */
   private readonly capacityGuard: CapacityGuard;
   private readonly stopRetention: () => void;
+  /** Stores and keys as last read, for the per-request lookups (record-cache.ts). */
+  private readonly records = new RecordCache();
 
   constructor(
     private readonly db: DurableDatabase,
@@ -112,17 +115,19 @@ export class SqljsStorage implements Storage {
 
   async insertStore(store: StoreRecord): Promise<void> {
     await this.db.writable();
-    await this.db.commit(insertStoreOp(this.db.state, store));
+    const op = insertStoreOp(this.db.state, store);
+    this.records.forget();
+    await this.db.commit(op);
   }
 
   async findStoreBySlug(slug: string): Promise<StoreRecord | null> {
     this.db.assertOpen();
-    return findStoreRow(this.db.sql, 'slug', slug);
+    return this.records.store(this.db.state, 'slug', slug, () => findStoreRow(this.db.sql, 'slug', slug));
   }
 
   async findStoreById(id: string): Promise<StoreRecord | null> {
     this.db.assertOpen();
-    return findStoreRow(this.db.sql, 'id', id);
+    return this.records.store(this.db.state, 'id', id, () => findStoreRow(this.db.sql, 'id', id));
   }
 
   async listStores(): Promise<StoreRecord[]> {
@@ -132,24 +137,26 @@ export class SqljsStorage implements Storage {
 
   async updateStore(id: string, patch: StorePatch): Promise<void> {
     await this.db.writable();
-    await this.commitIf(updateStoreOp(this.db.state, id, patch));
+    await this.commitIf(updateStoreOp(this.db.state, id, patch), { changesRecords: true });
   }
 
   async deleteStore(id: string): Promise<void> {
     await this.db.writable();
-    await this.commitIf(deleteStoreOp(this.db.state, id));
+    await this.commitIf(deleteStoreOp(this.db.state, id), { changesRecords: true });
   }
 
   // API keys (api-keys.ts)
 
   async insertApiKey(key: ApiKeyRecord): Promise<void> {
     await this.db.writable();
-    await this.db.commit(insertApiKeyOp(this.db.state, key));
+    const op = insertApiKeyOp(this.db.state, key);
+    this.records.forget();
+    await this.db.commit(op);
   }
 
   async findApiKey(id: string): Promise<ApiKeyRecord | null> {
     this.db.assertOpen();
-    return findApiKeyRow(this.db.sql, id);
+    return this.records.apiKey(this.db.state, id, () => findApiKeyRow(this.db.sql, id));
   }
 
   async listApiKeys(storeId: string): Promise<ApiKeyRecord[]> {
@@ -167,12 +174,13 @@ export class SqljsStorage implements Storage {
     if ('touch' in update) {
       this.db.assertOpen();
       assertApiKey(this.db.sql, id);
+      this.records.forgetApiKey(id);
       this.db.touchApiKey(id, update.touch);
       return;
     }
     await this.db.writable();
     assertApiKey(this.db.sql, id);
-    await this.commitIf(Object.keys(update.patch).length === 0 ? null : { t: 'updateApiKey', id, patch: update.patch });
+    await this.commitIf(Object.keys(update.patch).length === 0 ? null : { t: 'updateApiKey', id, patch: update.patch }, { changesRecords: true });
   }
 
   // Statements (statement-writes.ts, statement-reads.ts)
@@ -364,9 +372,11 @@ export class SqljsStorage implements Storage {
     return value;
   }
 
-  private async commitIf(op: Op | null): Promise<void> {
-    if (op) await this.db.commit(op);
-    else await this.sync();
+  /** `changesRecords`: the operation changes Stores or keys, so the cached ones are forgotten first. */
+  private async commitIf(op: Op | null, options: { changesRecords?: boolean } = {}): Promise<void> {
+    if (!op) return this.sync();
+    if (options.changesRecords) this.records.forget();
+    await this.db.commit(op);
   }
 }
 
