@@ -3,7 +3,8 @@ import { prepareStatement } from '../../src-server/xapi/prepare-statement';
 import { canonicalJson, statementSignature } from '../../src-server/xapi/statement-signature';
 import type { Statement } from '../../src-server/xapi/statement-schema';
 import { validateStatement } from '../../src-server/xapi/validate-statements';
-import { validStatement } from './fixtures';
+import { readFileSync } from 'node:fs';
+import { validFixtures, validStatement } from './fixtures';
 
 type Json = Record<string, unknown>;
 
@@ -136,5 +137,16 @@ describe('canonicalJson', () => {
   it('keeps a "__proto__" key of an extension value as data', () => {
     const value = JSON.parse('{"__proto__":{"x":1}}') as Statement;
     expect(canonicalJson(value)).toBe('{"__proto__":{"x":1}}');
+  });
+});
+
+describe('statementSignature: stable across releases', () => {
+  // Stored rows keep their signatures: a change here would answer a re-sent statement with 409.
+  const golden = JSON.parse(readFileSync(new URL('../fixtures/statement-signatures.json', import.meta.url), 'utf8')) as {
+    signatures: Record<string, string>;
+  };
+
+  it.each(validFixtures.map((fixture) => [fixture.name, fixture.statement] as const))('gives %s the signature it always had', (name, statement) => {
+    expect(statementSignature(statement)).toBe(golden.signatures[name]);
   });
 });
