@@ -9,6 +9,7 @@ import type { ServiceConfig } from './config';
 import { buildServer } from './http/build-server';
 import { LIMIT_DEFAULTS, rejectedRetentionFor } from './limits';
 import { openSqljsStorage } from './storage/sqljs/sqljs-storage';
+import { workerCompactor } from './storage/sqljs/worker-compactor';
 import type { StoreRecord } from './storage/storage';
 
 export interface RunningService {
@@ -42,6 +43,21 @@ export function snapshotThresholdFromEnv(env: NodeJS.ProcessEnv): number | undef
   return bytes;
 }
 
+/**
+ * A hook for tests (not a user setting): LORE_BACKGROUND_SNAPSHOT_MIN_BYTES lowers the database
+ * size from which snapshots are built on a worker thread (default 128 MiB), so the crash suite can
+ * kill the service while they are.
+ */
+export function backgroundSnapshotMinFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env.LORE_BACKGROUND_SNAPSHOT_MIN_BYTES;
+  if (raw === undefined || raw === '') return undefined;
+  const bytes = Number(raw);
+  if (!Number.isSafeInteger(bytes) || bytes < 0) {
+    throw new Error(`LORE_BACKGROUND_SNAPSHOT_MIN_BYTES must be a whole number of bytes, got "${raw}"`);
+  }
+  return bytes;
+}
+
 function urlHost(host: string): string {
   if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
   return host.includes(':') ? `[${host}]` : host;
@@ -54,7 +70,17 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   // Rejected-log retention (storage/sqljs/retention.ts): pruned soon after start, then every 10 minutes.
   const limits = config.limits ?? LIMIT_DEFAULTS;
   const rejectionRetention = { forStore: (store: StoreRecord) => rejectedRetentionFor(limits, store.limits) };
-  const storage = await openSqljsStorage({ dataDir: config.dataDir, wasmPath: options.wasmPath, log, snapshotThresholdBytes, rejectionRetention });
+  const storage = await openSqljsStorage({
+    dataDir: config.dataDir,
+    wasmPath: options.wasmPath,
+    log,
+    snapshotThresholdBytes,
+    rejectionRetention,
+    // Snapshots of a large database are built on a worker thread from the files (compaction.ts):
+    // requests are answered while they are.
+    compactor: workerCompactor(options.wasmPath),
+    backgroundSnapshotMinBytes: backgroundSnapshotMinFromEnv(process.env),
+  });
   try {
     const adminToken = resolveAdminToken(config.dataDir, config.adminToken);
     // The public URL is known only once the port is: `--port 0` picks one at listen time.

@@ -2,12 +2,13 @@
  * Reads the service's `--cpu-prof` output: self time per function, each function put in an area
  * (Fastify/HTTP, Node's HTTP and streams, zod, our xAPI validation, prepare/signature/index terms,
  * sql.js, journal, ...). Our own functions are located in src-server through the production
- * build's source map (out/server/main.js.map). fsync runs on libuv's thread pool, not on the main
+ * build's source maps (out/server/*.js.map). fsync runs on libuv's thread pool, not on the main
  * thread this profile samples: its cost shows as waiting (idle), not as self time.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { SERVICE_MAIN } from './processes';
 
 interface ProfileNode {
@@ -87,12 +88,20 @@ export function analyseProfile(dir: string, window?: { fromUs: number; toUs: num
   const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
   if (!file) throw new Error(`no .cpuprofile in ${dir}`);
   const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
-  let map: SourceMap | null = null;
-  try {
-    map = new SourceMap(JSON.parse(readFileSync(`${SERVICE_MAIN}.map`, 'utf8')));
-  } catch {
-    map = null;
-  }
+  // The build's files (main.js and the chunks it shares with the worker threads) with their source maps.
+  const buildDir = `file://${dirname(SERVICE_MAIN)}/`;
+  const maps = new Map<string, SourceMap | null>();
+  const sourceMapOf = (url: string): SourceMap | null => {
+    if (!url.startsWith(buildDir) || !url.endsWith('.js')) return null;
+    if (!maps.has(url)) {
+      try {
+        maps.set(url, new SourceMap(JSON.parse(readFileSync(`${fileURLToPath(url)}.map`, 'utf8'))));
+      } catch {
+        maps.set(url, null);
+      }
+    }
+    return maps.get(url)!;
+  };
   const selfByNode = new Map<number, number>();
   // timeDeltas[i] is the time before sample i; sample i lasts until sample i + 1.
   let at = profile.startTime;
@@ -109,7 +118,8 @@ export function analyseProfile(dir: string, window?: { fromUs: number; toUs: num
     const frame = node.callFrame;
     let source: string | null = null;
     let where = frame.url ? `${frame.url.replace(/^.*node_modules\//, '')}:${frame.lineNumber + 1}` : '(native)';
-    if (map && frame.url.endsWith('/out/server/main.js')) {
+    const map = sourceMapOf(frame.url);
+    if (map) {
       const entry = map.findEntry(frame.lineNumber, frame.columnNumber) as { originalSource?: string; originalLine?: number };
       if (entry.originalSource) {
         source = entry.originalSource.replace(/^.*?(src-server\/)/, '$1');

@@ -8,7 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 import initSqlJs from 'sql.js';
 import type { SqlJsStatic } from 'sql.js';
+import { compact } from '../../src-server/storage/sqljs/compaction';
+import type { Compactor } from '../../src-server/storage/sqljs/compaction';
 import { nodeStorageFs } from '../../src-server/storage/sqljs/fs';
+import { loadSqlJs as loadStorageSqlJs } from '../../src-server/storage/sqljs/load-database';
 import type { StorageFs } from '../../src-server/storage/sqljs/fs';
 import { ensureSchema } from '../../src-server/storage/sqljs/schema';
 import { Sql } from '../../src-server/storage/sqljs/sql';
@@ -107,7 +110,15 @@ export const SQLJS_CONTRACT_SUBJECTS: Array<[name: string, open: () => Promise<C
   ['sql.js', closedAndReopened],
   ['sql.js reopened after a crash (journal replay only)', () => crashedAndReopened()],
   ['sql.js with a snapshot after nearly every write', () => crashedAndReopened({ snapshotThresholdBytes: 1 })],
+  [
+    'sql.js with a background snapshot after nearly every write',
+    () => crashedAndReopened({ snapshotThresholdBytes: 1, compactor: inProcessCompactor, backgroundSnapshotMinBytes: 0 }),
+  ],
 ];
+
+/** The background snapshot's job run in this thread (the service runs it on a worker thread). */
+export const inProcessCompactor: Compactor = async (job) =>
+  compact(await loadStorageSqlJs(createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm')), nodeStorageFs, job);
 
 export function loadSqlJs(): Promise<SqlJsStatic> {
   return initSqlJs({ locateFile: () => createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm') });

@@ -16,6 +16,7 @@ import { StorageUnavailableError } from '../errors';
 import { applyTouch } from './api-keys';
 import { nodeStorageFs, truncateDurably, writeFileDurably } from './fs';
 import type { StorageFs } from './fs';
+import type { Compactor } from './compaction';
 import { flushPendingIngestion, flushPendingIngestionBefore } from './ingestion';
 import { encodeRecord, journalFileName } from './journal-format';
 import { JournalWriter } from './journal-writer';
@@ -44,9 +45,18 @@ export interface SqljsStorageOptions {
   capacityLimitBytes?: number;
   /** Pruning of the rejected-statement log (retention.ts); off unless given. */
   rejectionRetention?: RejectionRetention;
+  /**
+   * Builds snapshots off the live database (compaction.ts) once it is at least
+   * `backgroundSnapshotMinBytes` (default 128 MiB): no stall while the image is copied. Without
+   * it, every snapshot exports the live database.
+   */
+  compactor?: Compactor;
+  backgroundSnapshotMinBytes?: number;
 }
 
 const DEFAULT_SNAPSHOT_THRESHOLD_BYTES = 64 * 1024 * 1024;
+/** Below this, exporting the live database pauses writes for well under 0.2 s: not worth a second copy in memory. */
+const DEFAULT_BACKGROUND_SNAPSHOT_MIN_BYTES = 128 * 1024 * 1024;
 const DEFAULT_TOUCH_FLUSH_INTERVAL_MS = 5_000;
 /** After a failed flush, the disk is retried after this delay, doubling up to RETRY_MAX_MS. */
 const RETRY_MIN_MS = 1_000;
@@ -70,6 +80,8 @@ export class DurableDatabase {
   private readonly lock: DataDirLock;
   private readonly log: (msg: string) => void;
   private readonly snapshotThresholdBytes: number;
+  private readonly compactor: Compactor | null;
+  private readonly backgroundSnapshotMinBytes: number;
   private readonly touchTimer: NodeJS.Timeout;
   // The loaded database; replaced as a whole when a failed flush makes it reload.
   private applyState!: ApplyState;
@@ -122,6 +134,8 @@ export class DurableDatabase {
     this.lock = init.lock;
     this.log = init.log;
     this.snapshotThresholdBytes = init.options.snapshotThresholdBytes ?? DEFAULT_SNAPSHOT_THRESHOLD_BYTES;
+    this.compactor = init.options.compactor ?? null;
+    this.backgroundSnapshotMinBytes = init.options.backgroundSnapshotMinBytes ?? DEFAULT_BACKGROUND_SNAPSHOT_MIN_BYTES;
     this.install(init.loaded);
     this.touchTimer = setInterval(() => {
       this.flushTouches().catch((err: unknown) => this.log(`could not journal API-key last-used times: ${String(err)}`));
@@ -277,14 +291,18 @@ export class DurableDatabase {
 
   // Snapshots
 
-  /** `recover`: after a failed flush, reload and retry the disk first (close does) instead of failing. */
-  private async takeSnapshot(recover = false): Promise<void> {
+  /**
+   * `recover`: after a failed flush, reload and retry the disk first (close does) instead of failing.
+   * `background`: a snapshot the journal's size asked for, which may be built off the live database.
+   */
+  private async takeSnapshot(recover = false, background = false): Promise<void> {
     if (this.failure) {
       if (!recover) throw this.failure;
       await this.recover();
     }
     while (this.snapshotting) await this.snapshotting.catch(() => {});
-    this.snapshotting = this.writeSnapshot().finally(() => {
+    const offline = background && this.compactor !== null && this.databaseBytes >= this.backgroundSnapshotMinBytes;
+    this.snapshotting = (offline ? this.writeBackgroundSnapshot(this.compactor!) : this.writeSnapshot()).finally(() => {
       this.snapshotting = null;
     });
     return this.snapshotting;
@@ -301,18 +319,60 @@ export class DurableDatabase {
     const image = this.sql.db.export();
     const exportedMs = performance.now() - started;
     this.sql.resetCache();
+    const { covered, previousDurable } = this.rotateJournalAfter(journalSeq);
+    // The image may hold records still in flight: it must not replace the old one before they are durable.
+    await this.replaceSnapshot(journalSeq, covered, async (temp) => {
+      await previousDurable;
+      await writeFileDurably(this.fs, temp, image);
+    });
+    // Per-step times: a slow stop or stall on a large Store shows where it went (export, disk).
+    this.log(
+      `snapshot written: ${image.length} bytes, journal seq ${journalSeq}, ` +
+        `export ${Math.round(exportedMs)} ms, total ${Math.round(performance.now() - started)} ms`,
+    );
+  }
+
+  /**
+   * A snapshot built from the files on disk (compaction.ts) while writes go on. Synchronously: the
+   * journal moves to a new file after record J. Then, once the files up to J are durable, the
+   * compactor writes the image of J to the temp file, and it replaces the snapshot as in
+   * writeSnapshot (rename, directory fsync, covered journal files deleted). Nothing of the live
+   * database is copied, so requests are answered throughout.
+   */
+  private async writeBackgroundSnapshot(compactor: Compactor): Promise<void> {
+    if (this.failure) throw this.failure;
+    const journalSeq = this.journalSeq;
+    if (journalSeq === this.snapshotSeq && this.olderJournals.length === 0 && this.snapshotExists) return;
+    const started = performance.now();
+    const { covered, previousDurable } = this.rotateJournalAfter(journalSeq);
+    await this.replaceSnapshot(journalSeq, covered, async (temp) => {
+      await previousDurable;
+      await compactor({ dataDir: this.dataDir, files: covered, upToSeq: journalSeq, tempPath: temp });
+    });
+    this.log(`snapshot written in the background: journal seq ${journalSeq}, ${Math.round(performance.now() - started)} ms`);
+  }
+
+  /**
+   * Synchronously sends later records to a new journal file, after record `journalSeq`. Returns the
+   * files a snapshot of `journalSeq` covers, and when the records in them are all durable.
+   */
+  private rotateJournalAfter(journalSeq: number): { covered: string[]; previousDurable: Promise<void> } {
     const nextJournal = path.join(this.dataDir, journalFileName(journalSeq + 1));
     // The current file already starts after the image when nothing was written since the last rotation.
     const rotate = nextJournal !== this.writer.currentPath;
     const covered = rotate ? [...this.olderJournals, this.writer.currentPath] : [...this.olderJournals];
     this.olderJournals = covered;
-    const previousDurable = rotate ? this.writer.rotate(nextJournal) : this.writer.sync();
+    return { covered, previousDurable: rotate ? this.writer.rotate(nextJournal) : this.writer.sync() };
+  }
 
+  /**
+   * `writeImage` puts the image of `journalSeq` in the temp file durably; then it replaces the
+   * snapshot (rename, directory fsync) and the journal files it covers are deleted.
+   */
+  private async replaceSnapshot(journalSeq: number, covered: string[], writeImage: (temp: string) => Promise<void>): Promise<void> {
     const temp = path.join(this.dataDir, SNAPSHOT_TEMP_FILE);
     try {
-      // The image may hold records still in flight: it must not replace the old one before they are durable.
-      await previousDurable;
-      await writeFileDurably(this.fs, temp, image);
+      await writeImage(temp);
       await this.fs.rename(temp, path.join(this.dataDir, SNAPSHOT_FILE));
       await this.fs.syncDir(this.dataDir);
     } catch (err) {
@@ -324,11 +384,6 @@ export class DurableDatabase {
     // From here a crash leaves old journal files beside the new image: replay skips their records.
     for (const file of covered) await this.fs.unlink(file);
     this.olderJournals = this.olderJournals.filter((file) => !covered.includes(file));
-    // Per-step times: a slow stop or stall on a large Store shows where it went (export, disk).
-    this.log(
-      `snapshot written: ${image.length} bytes, journal seq ${journalSeq}, ` +
-        `export ${Math.round(exportedMs)} ms, total ${Math.round(performance.now() - started)} ms`,
-    );
   }
 
   private maybeScheduleSnapshot(): void {
@@ -339,7 +394,7 @@ export class DurableDatabase {
     setImmediate(() => {
       this.snapshotScheduled = false;
       if (this.closing) return;
-      this.takeSnapshot().catch((err: unknown) => this.log(`snapshot failed: ${String(err)}`));
+      this.takeSnapshot(false, true).catch((err: unknown) => this.log(`snapshot failed: ${String(err)}`));
     });
   }
 

@@ -46,6 +46,12 @@ export interface LoadContext {
   log: (msg: string) => void;
   /** Journal files to read only up to this size (after a failed flush: the bytes known durable). */
   durableSizes: Map<string, number>;
+  /**
+   * A background snapshot (compaction.ts): replay only these journal files, only up to this
+   * record, and change nothing on disk. The files are complete (a snapshot covers only files the
+   * writer has moved on from), so damage in them refuses rather than being cut off.
+   */
+  replayOnly?: { files: string[]; upToSeq: number };
 }
 
 export interface LoadedDatabase {
@@ -96,7 +102,8 @@ async function replayJournals(
   state: ApplyState,
   snapshotSeq: number,
 ): Promise<Pick<LoadedDatabase, 'journalSeq' | 'current' | 'older'>> {
-  const names = (await ctx.fs.readdir(ctx.dataDir)).filter(isJournalFileName).sort();
+  const only = ctx.replayOnly;
+  const names = only ? only.files.map((file) => path.basename(file)).sort() : (await ctx.fs.readdir(ctx.dataDir)).filter(isJournalFileName).sort();
   let journalSeq = snapshotSeq;
   let applied = 0;
   let current: LoadedDatabase['current'] | null = null;
@@ -107,6 +114,7 @@ async function replayJournals(
     const decoded = decodeJournal(bytes);
     for (const record of decoded.records) {
       if (record.j <= snapshotSeq && journalSeq === snapshotSeq) continue;
+      if (only && record.j > only.upToSeq) break;
       if (record.j !== journalSeq + 1) {
         throw new Error(`journal ${file} holds record ${record.j} after record ${journalSeq}: records are missing`);
       }
@@ -122,6 +130,7 @@ async function replayJournals(
       applied++;
     }
     if (decoded.damage !== null) {
+      if (only) throw new Error(`journal ${file} is damaged (${decoded.damage}): a snapshot covers only complete files`);
       if (i < names.length - 1) {
         // Only the newest file can end in a torn write; damage anywhere else loses acknowledged records.
         throw new Error(
@@ -134,7 +143,8 @@ async function replayJournals(
     }
     current = { path: file, size: decoded.goodBytes, exists: true };
   }
-  if (applied > 0) ctx.log(`replayed ${applied} journal records`);
+  if (only && journalSeq !== only.upToSeq) throw new Error(`the journal files hold records up to ${journalSeq}, not ${only.upToSeq}`);
+  if (applied > 0 && !only) ctx.log(`replayed ${applied} journal records`);
   return {
     journalSeq,
     current: current ?? { path: path.join(ctx.dataDir, journalFileName(journalSeq + 1)), size: 0, exists: false },
