@@ -46,4 +46,28 @@ describe('background snapshots on a worker thread', () => {
       await reopened.close();
     }
   }, 60_000);
+
+  it('goes on snapshotting, by export, after a background snapshot fails', async () => {
+    const logs: string[] = [];
+    let calls = 0;
+    const failing = async () => {
+      calls++;
+      throw new Error('no worker here');
+    };
+    const dir = await tempDir();
+    const storage = await openIn(dir, { snapshotThresholdBytes: 16 * 1024, compactor: failing, backgroundSnapshotMinBytes: 0, log: (m) => logs.push(m) });
+    const store = await withStore(storage);
+    for (let batch = 0; batch < 10; batch++) {
+      await storage.insertStatements(store.id, Array.from({ length: 10 }, () => makeStatement({ variant: 'x'.repeat(500) })));
+      await storage.flush();
+    }
+    expect(calls).toBe(1);
+    expect(logs.some((line) => line.startsWith('background snapshot failed (no worker here)'))).toBe(true);
+    expect(logs.filter((line) => /^snapshot written: /.test(line)).length).toBeGreaterThan(0);
+    expect((await readdir(dir)).filter((name) => name.startsWith('journal-')).length).toBeLessThanOrEqual(2);
+    await storage.close();
+    const reopened = await openIn(dir);
+    expect((await reopened.stats(store.id)).statements).toBe(100);
+    await reopened.close();
+  });
 });

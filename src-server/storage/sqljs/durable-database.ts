@@ -82,6 +82,8 @@ export class DurableDatabase {
   private readonly snapshotThresholdBytes: number;
   private readonly compactor: Compactor | null;
   private readonly backgroundSnapshotMinBytes: number;
+  /** A background snapshot failed: the rest are exported from the live database. */
+  private compactorFailed = false;
   private readonly touchTimer: NodeJS.Timeout;
   // The loaded database; replaced as a whole when a failed flush makes it reload.
   private applyState!: ApplyState;
@@ -301,8 +303,17 @@ export class DurableDatabase {
       await this.recover();
     }
     while (this.snapshotting) await this.snapshotting.catch(() => {});
-    const offline = background && this.compactor !== null && this.databaseBytes >= this.backgroundSnapshotMinBytes;
-    this.snapshotting = (offline ? this.writeBackgroundSnapshot(this.compactor!) : this.writeSnapshot()).finally(() => {
+    const offline = background && this.compactor !== null && !this.compactorFailed && this.databaseBytes >= this.backgroundSnapshotMinBytes;
+    const writing = offline
+      ? this.writeBackgroundSnapshot(this.compactor!).catch((err: unknown) => {
+          // Snapshots must go on (the journal would grow without end): later ones export the live
+          // database, pausing writes, until the service restarts.
+          this.compactorFailed = true;
+          this.log(`background snapshot failed (${err instanceof Error ? err.message : String(err)}); later snapshots pause writes instead`);
+          throw err;
+        })
+      : this.writeSnapshot();
+    this.snapshotting = writing.finally(() => {
       this.snapshotting = null;
     });
     return this.snapshotting;

@@ -3,16 +3,22 @@
  * so building the image (a second copy of the database, the journal replayed) never blocks the
  * event loop that answers requests.
  */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { CompactionJob, Compactor } from './compaction';
 
 /**
  * The worker's script: from source (tsx, tests) a loader beside this module that imports
- * compaction-worker.ts; in a build, compaction-worker.js beside the bundle (both builds emit it).
+ * compaction-worker.ts; in a build, compaction-worker.js at the top of the output folder (both
+ * builds emit it), beside this code or one folder up when the bundler put this code in a chunk.
  */
 function workerScript(): URL {
-  const fromSource = import.meta.url.endsWith('.ts');
-  return new URL(fromSource ? './compaction-from-source.mjs' : './compaction-worker.js', import.meta.url);
+  if (import.meta.url.endsWith('.ts')) return new URL('./compaction-from-source.mjs', import.meta.url);
+  const candidates = [new URL('./compaction-worker.js', import.meta.url), new URL('../compaction-worker.js', import.meta.url)];
+  const found = candidates.find((url) => existsSync(url));
+  if (!found) throw new Error(`compaction-worker.js is not beside the service's build (${fileURLToPath(candidates[0]!)})`);
+  return found;
 }
 
 /** `wasmPath`: sql.js's wasm, as the storage was given it (by default the one in node_modules). */
