@@ -10,6 +10,7 @@
  * record, applies it in one SQL transaction and queues it → the promise resolves once it is fsynced.
  */
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import { StorageUnavailableError } from '../errors';
@@ -55,6 +56,8 @@ export interface SqljsStorageOptions {
 }
 
 const DEFAULT_SNAPSHOT_THRESHOLD_BYTES = 64 * 1024 * 1024;
+/** Free memory a background snapshot needs, in multiples of the database's size (see affordsBackgroundSnapshot). */
+const BACKGROUND_SNAPSHOT_MEMORY_FACTOR = 3;
 /** Below this, exporting the live database pauses writes for well under 0.2 s: not worth a second copy in memory. */
 const DEFAULT_BACKGROUND_SNAPSHOT_MIN_BYTES = 128 * 1024 * 1024;
 const DEFAULT_TOUCH_FLUSH_INTERVAL_MS = 5_000;
@@ -303,7 +306,7 @@ export class DurableDatabase {
       await this.recover();
     }
     while (this.snapshotting) await this.snapshotting.catch(() => {});
-    const offline = background && this.compactor !== null && !this.compactorFailed && this.databaseBytes >= this.backgroundSnapshotMinBytes;
+    const offline = background && this.compactor !== null && !this.compactorFailed && this.affordsBackgroundSnapshot();
     const writing = offline
       ? this.writeBackgroundSnapshot(this.compactor!).catch((err: unknown) => {
           // Snapshots must go on (the journal would grow without end): later ones export the live
@@ -341,6 +344,16 @@ export class DurableDatabase {
       `snapshot written: ${image.length} bytes, journal seq ${journalSeq}, ` +
         `export ${Math.round(exportedMs)} ms, total ${Math.round(performance.now() - started)} ms`,
     );
+  }
+
+  /**
+   * Large enough to stall when exported, and memory to spare: a background snapshot holds about
+   * three more copies of the database at its peak (the file read, sql.js's copy, the image), and
+   * running out of memory would cost far more than a pause.
+   */
+  private affordsBackgroundSnapshot(): boolean {
+    const bytes = this.databaseBytes;
+    return bytes >= this.backgroundSnapshotMinBytes && os.freemem() >= BACKGROUND_SNAPSHOT_MEMORY_FACTOR * bytes;
   }
 
   /**

@@ -70,8 +70,7 @@ export interface LoadedDatabase {
 /** Loads the snapshot (or creates an empty database) and replays the journal over it. */
 export async function loadDatabase(ctx: LoadContext): Promise<LoadedDatabase> {
   const snapshotPath = path.join(ctx.dataDir, SNAPSHOT_FILE);
-  const image = await ctx.fs.readFile(snapshotPath);
-  const sql = new Sql(new ctx.SQL.Database(image));
+  const { sql, snapshotExists } = await openSnapshot(ctx, snapshotPath);
   try {
     let meta;
     try {
@@ -86,11 +85,21 @@ export async function loadDatabase(ctx: LoadContext): Promise<LoadedDatabase> {
     const state: ApplyState = { sql, storeNums: new Map(), counts: new Map(), lastSeq: meta.lastSeq, definitions: new DefinitionCache(), ingestion: new PendingIngestion(), termIds: new TermIds() };
     loadCaches(state);
     const journal = await replayJournals(ctx, state, meta.journalSeq);
-    return { state, snapshotSeq: meta.journalSeq, snapshotExists: image !== null, ...journal };
+    return { state, snapshotSeq: meta.journalSeq, snapshotExists, ...journal };
   } catch (err) {
     sql.close();
     throw err;
   }
+}
+
+/**
+ * The snapshot as an open database. Its bytes are read into a buffer that sql.js copies into its
+ * own file system; the buffer is dropped on return, before the journal is replayed, rather than
+ * held as a second copy of a database that may be gigabytes.
+ */
+async function openSnapshot(ctx: LoadContext, snapshotPath: string): Promise<{ sql: Sql; snapshotExists: boolean }> {
+  const image = await ctx.fs.readFile(snapshotPath);
+  return { sql: new Sql(new ctx.SQL.Database(image)), snapshotExists: image !== null };
 }
 
 /**
