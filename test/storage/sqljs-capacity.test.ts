@@ -3,12 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { open as openFile, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DEFAULT_CAPACITY_LIMIT_BYTES, capacityState } from '../../src-server/storage/sqljs/capacity';
-import { readWholeFile, writeAll } from '../../src-server/storage/sqljs/fs';
+import { readWholeFile, writeAll, writeFileDurably } from '../../src-server/storage/sqljs/fs';
 import type { SqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
 import { StorageFullError } from '../../src-server/storage/storage';
 import type { DocumentKey } from '../../src-server/storage/storage';
 import { at, makeApiKey, makeRejection, makeStatement, makeStore } from './rows';
-import { openIn, removeTempDirs, tempDir, withStore } from './sqljs-helpers';
+import { instrumentedFs, openIn, removeTempDirs, tempDir, withStore } from './sqljs-helpers';
 
 const opened: SqljsStorage[] = [];
 afterEach(async () => {
@@ -55,6 +55,16 @@ describe('capacity of the in-memory database (sql.js)', () => {
       await handle.close();
     }
     expect(Buffer.compare(await readFile(file), bytes)).toBe(0);
+  });
+
+  it('flushes a large snapshot as it writes it, so the journal never waits behind gigabytes', async () => {
+    const { fs, control } = instrumentedFs();
+    const file = path.join(await tempDir(), 'image');
+    const bytes = Buffer.alloc(130 * 1024 * 1024, 7);
+    await writeFileDurably(fs, file, bytes);
+    // 64 MiB, 64 MiB and the last 2 MiB: a flush after each of the first two, and the final one.
+    expect(control.datasyncs).toBe(3);
+    expect((await readWholeFile(file)).length).toBe(bytes.length);
   });
 
   it('reports the bytes its data takes against a 3 GiB limit by default', async () => {
