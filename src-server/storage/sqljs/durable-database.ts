@@ -18,14 +18,14 @@ import { applyTouch } from './api-keys';
 import { nodeStorageFs, truncateDurably, writeFileDurably } from './fs';
 import type { StorageFs } from './fs';
 import type { Compactor } from './compaction';
-import { flushPendingIngestion, flushPendingIngestionBefore } from './ingestion';
+import { flushPendingIngestion } from './ingestion';
 import { encodeRecord, journalFileName } from './journal-format';
 import { JournalWriter } from './journal-writer';
 import { PROBE_FILE, SNAPSHOT_FILE, SNAPSHOT_TEMP_FILE, loadCaches, loadDatabase, loadSqlJs } from './load-database';
 import type { LoadedDatabase } from './load-database';
 import { lockDataDir } from './lock';
 import type { DataDirLock } from './lock';
-import { applyOp } from './ops';
+import { applyOpInTransaction } from './ops';
 import type { ApplyState, Op } from './ops';
 import { writeMeta } from './schema';
 import type { RejectionRetention } from './retention';
@@ -203,8 +203,7 @@ export class DurableDatabase {
     const j = this.journalSeq + 1;
     const record = encodeRecord({ j, op });
     try {
-      flushPendingIngestionBefore(this.sql, this.applyState.ingestion, op);
-      this.sql.transaction(() => applyOp(this.applyState, op));
+      applyOpInTransaction(this.applyState, op);
     } catch (err) {
       loadCaches(this.applyState);
       throw err;
@@ -325,7 +324,7 @@ export class DurableDatabase {
   private async writeSnapshot(): Promise<void> {
     if (this.failure) throw this.failure;
     const journalSeq = this.journalSeq;
-    if (journalSeq === this.snapshotSeq && this.olderJournals.length === 0 && this.snapshotExists) return;
+    if (this.snapshotIsCurrent(journalSeq)) return;
     // Synchronous from here to the rotation: no write can slip between the image and the new file.
     this.flushDerived();
     writeMeta(this.sql, { journalSeq, lastSeq: this.applyState.lastSeq });
@@ -366,7 +365,7 @@ export class DurableDatabase {
   private async writeBackgroundSnapshot(compactor: Compactor): Promise<void> {
     if (this.failure) throw this.failure;
     const journalSeq = this.journalSeq;
-    if (journalSeq === this.snapshotSeq && this.olderJournals.length === 0 && this.snapshotExists) return;
+    if (this.snapshotIsCurrent(journalSeq)) return;
     const started = performance.now();
     const { covered, previousDurable } = this.rotateJournalAfter(journalSeq);
     await this.replaceSnapshot(journalSeq, covered, async (temp) => {
@@ -374,6 +373,11 @@ export class DurableDatabase {
       await compactor({ dataDir: this.dataDir, files: covered, upToSeq: journalSeq, tempPath: temp });
     });
     this.log(`snapshot written in the background: journal seq ${journalSeq}, ${Math.round(performance.now() - started)} ms`);
+  }
+
+  /** The snapshot on disk already holds `journalSeq` and no older journal file is left. */
+  private snapshotIsCurrent(journalSeq: number): boolean {
+    return journalSeq === this.snapshotSeq && this.olderJournals.length === 0 && this.snapshotExists;
   }
 
   /**

@@ -110,10 +110,10 @@ function objectActivityId(statement: Record<string, unknown>): string | null {
 /** Counts per key, summed until they are written: one upsert per distinct key. */
 class Tally<T extends unknown[]> {
   readonly entries = new Map<string, { item: T; count: number }>();
-  add(key: string, item: T, n = 1): void {
+  add(key: string, item: T): void {
     const seen = this.entries.get(key);
-    if (seen) seen.count += n;
-    else this.entries.set(key, { item, count: n });
+    if (seen) seen.count++;
+    else this.entries.set(key, { item, count: 1 });
   }
 }
 

@@ -9,10 +9,10 @@ import initSqlJs from 'sql.js';
 import type { SqlJsStatic } from 'sql.js';
 import { DefinitionCache } from './activities';
 import { truncateDurably } from './fs';
-import { PendingIngestion, flushPendingIngestionBefore } from './ingestion';
+import { PendingIngestion } from './ingestion';
 import type { StorageFs } from './fs';
 import { decodeJournal, isJournalFileName, journalFileName } from './journal-format';
-import { applyOp } from './ops';
+import { applyOpInTransaction } from './ops';
 import type { ApplyState } from './ops';
 import { ensureSchema } from './schema';
 import { Sql } from './sql';
@@ -128,8 +128,7 @@ async function replayJournals(
         throw new Error(`journal ${file} holds record ${record.j} after record ${journalSeq}: records are missing`);
       }
       try {
-        flushPendingIngestionBefore(state.sql, state.ingestion, record.op);
-        state.sql.transaction(() => applyOp(state, record.op));
+        applyOpInTransaction(state, record.op);
       } catch (err) {
         throw new Error(`cannot apply journal record ${record.j} of ${file}: ${err instanceof Error ? err.message : String(err)}`, {
           cause: err,

@@ -6,6 +6,7 @@
  */
 import type { DefinitionCache } from './activities';
 import { applyApiKeyOp } from './api-keys';
+import { flushPendingIngestionBefore } from './ingestion';
 import type { PendingIngestion } from './ingestion';
 import type { ApiKeyOp } from './api-keys';
 import { applyDocumentOp } from './documents';
@@ -59,7 +60,17 @@ export interface ApplyState {
   termIds: TermIds;
 }
 
-/** Applies one operation. The caller wraps it in a transaction. */
+/**
+ * Applies one operation in its own SQL transaction: the live write path and replay both call this,
+ * so they do exactly the same. Waiting ingestion counts are written first when the operation needs
+ * them in the tables (ingestion.ts), in a transaction of their own.
+ */
+export function applyOpInTransaction(state: ApplyState, op: Op): void {
+  flushPendingIngestionBefore(state.sql, state.ingestion, op);
+  state.sql.transaction(() => applyOp(state, op));
+}
+
+/** Applies one operation. The caller wraps it in a transaction (applyOpInTransaction). */
 export function applyOp(state: ApplyState, op: Op): void {
   switch (op.t) {
     case 'insertStore':

@@ -115,9 +115,7 @@ export class SqljsStorage implements Storage {
 
   async insertStore(store: StoreRecord): Promise<void> {
     await this.db.writable();
-    const op = insertStoreOp(this.db.state, store);
-    this.records.forget();
-    await this.db.commit(op);
+    await this.commitIf(insertStoreOp(this.db.state, store), { changesRecords: true });
   }
 
   async findStoreBySlug(slug: string): Promise<StoreRecord | null> {
@@ -149,9 +147,7 @@ export class SqljsStorage implements Storage {
 
   async insertApiKey(key: ApiKeyRecord): Promise<void> {
     await this.db.writable();
-    const op = insertApiKeyOp(this.db.state, key);
-    this.records.forget();
-    await this.db.commit(op);
+    await this.commitIf(insertApiKeyOp(this.db.state, key), { changesRecords: true });
   }
 
   async findApiKey(id: string): Promise<ApiKeyRecord | null> {
