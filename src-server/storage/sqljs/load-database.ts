@@ -8,6 +8,7 @@ import path from 'node:path';
 import initSqlJs from 'sql.js';
 import type { SqlJsStatic } from 'sql.js';
 import { DefinitionCache } from './activities';
+import { allocateFileStorage } from './file-storage';
 import { truncateDurably } from './fs';
 import { PendingIngestion } from './ingestion';
 import type { StorageFs } from './fs';
@@ -30,9 +31,11 @@ const sqlJsByWasm = new Map<string, Promise<SqlJsStatic>>();
 export function loadSqlJs(wasmPath: string): Promise<SqlJsStatic> {
   let loading = sqlJsByWasm.get(wasmPath);
   if (!loading) {
-    loading = fsp.readFile(wasmPath).then((bytes) =>
-      initSqlJs({ wasmBinary: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) }),
-    );
+    loading = fsp.readFile(wasmPath).then((bytes) => {
+      // allocateFileStorage: the hook scripts/patch-sqljs.mjs adds (file-storage.ts says why).
+      const config = { wasmBinary: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), allocateFileStorage };
+      return initSqlJs(config);
+    });
     sqlJsByWasm.set(wasmPath, loading);
     loading.catch(() => sqlJsByWasm.delete(wasmPath));
   }

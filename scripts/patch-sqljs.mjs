@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+// Runs after `npm install` (package.json "postinstall"). Lets Lore choose how sql.js's in-memory
+// file system allocates the storage of a database file.
+//
+// Why: sql.js keeps the database file in a JavaScript typed array that grows by 12.5% at a time,
+// each step copying the whole file into fresh memory. Fresh memory is paid for page by page when
+// first written, so a step costs far more than the copy: measured here, 30–40 ms at 60 MB and
+// seconds at 2 GB, with every request waiting. With the hook, Lore reserves the database's whole
+// capacity once (storage/sqljs/file-storage.ts): untouched pages of the reservation are address
+// space, not memory, and the file then never moves again.
+//
+// The hook, `Module.allocateFileStorage(bytes)`, is optional: it returns a Uint8Array of at least
+// `bytes` (zeroed), or undefined for sql.js's own allocation. It is asked where sql.js's memory
+// file system allocates a file's contents: when a file is first written and when it must grow.
+//
+// The patterns are those of sql.js 1.16's dist/sql-wasm.js (the build Node loads). Another release
+// fails the install with this message: check the new file system code and update the patterns.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+
+const MARK = 'Module.allocateFileStorage';
+export const REPLACEMENTS = [
+  {
+    what: 'growing a file',
+    from: 'm=a.Ua.subarray(0,a.Wa),a.Ua=new Uint8Array(g),a.Ua.set(m)',
+    to: 'm=a.Ua.subarray(0,a.Wa),a.Ua=Module.allocateFileStorage?.(g)??new Uint8Array(g),a.Ua.set(m)',
+  },
+  {
+    what: 'writing a new file',
+    from: 'else a.Ua=b.slice(d,d+c),a.Wa=c;return c}',
+    to: 'else a.Ua=Module.allocateFileStorage?.(c)??new Uint8Array(c),a.Ua.set(b.subarray(d,d+c)),a.Wa=c;return c}',
+  },
+];
+
+export function patchSqlJsSource(source) {
+  if (source.includes(MARK)) return { source, changed: false };
+  let patched = source;
+  for (const { what, from, to } of REPLACEMENTS) {
+    const count = patched.split(from).length - 1;
+    if (count !== 1) {
+      throw new Error(`sql.js's file system code is not what Lore patches (${what}: found ${count} times, expected once); see scripts/patch-sqljs.mjs`);
+    }
+    patched = patched.replace(from, to);
+  }
+  return { source: patched, changed: true };
+}
+
+function main() {
+  const require = createRequire(import.meta.url);
+  const file = require.resolve('sql.js/dist/sql-wasm.js');
+  const { source, changed } = patchSqlJsSource(readFileSync(file, 'utf8'));
+  if (changed) writeFileSync(file, source);
+  console.log(changed ? 'sql.js: file storage hook added' : 'sql.js: file storage hook already there');
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();
