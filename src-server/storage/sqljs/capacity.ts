@@ -5,10 +5,11 @@
  * The limit is 3 GiB. The database file lives in sql.js's in-memory file system, a JavaScript
  * typed array outside its WebAssembly memory (which holds only SQLite's page cache and working
  * memory): measured with sql.js 1.16 on Node 20, a 2.6 GB database was written, exported and
- * opened again. Typed arrays reach 4 GiB; the file system grows a file by 12.5% at a time and a
- * snapshot copies the whole image, so 3 GiB keeps the growth step under 4 GiB; the process then
- * holds about twice the data (5.2 GB for 2.4 GiB, export included; README, "Capacity"). The snapshot is read at start in chunks, since
- * Node's readFile stops at 2 GiB (fs.ts, readWholeFile).
+ * opened again. Typed arrays reach 4 GiB; the file is kept in one array of this limit once past
+ * 16 MiB (file-storage.ts), and a file beyond it would grow by sql.js's own 12.5% step, still under
+ * 4 GiB; a snapshot copies the whole image, and the process then holds about twice the data
+ * (5.2 GB for 2.4 GiB, export included; README, "Capacity"). The snapshot is read at start in
+ * chunks, since Node's readFile stops at 2 GiB (fs.ts, readWholeFile).
  *
  * Used bytes are the pages that hold data, (page_count - freelist_count) × page_size: pages freed by
  * deleting data are reused by later writes, so deleting data makes room even though the image
