@@ -97,6 +97,7 @@ function main(): void {
       const child = utilityProcess.fork(paths.service, launch.args, {
         serviceName: 'Lore LRS service',
         stdio: 'inherit',
+        execArgv: launch.execArgv,
         env: launch.env,
       });
       applied = settings;

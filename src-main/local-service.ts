@@ -2,6 +2,7 @@
  * How the desktop app starts its local LRS service: the arguments and environment of the
  * utility process, and where sql.js's wasm is. Pure functions; index.ts forks with them.
  */
+import { SERVICE_NODE_FLAGS } from '../src-server/node-flags';
 import type { LocalSettings } from './desktop-contract';
 
 /**
@@ -32,10 +33,12 @@ export interface ServiceLaunchInput {
 /**
  * Flags carry port, address and data directory (flags win over the LRS_* variables a user may
  * have in their shell). The admin token goes in the environment, never in argv: argv is visible
- * to every user of the machine in `ps`.
+ * to every user of the machine in `ps`. execArgv: the Node flags every launcher of the service
+ * uses (src-server/node-flags.ts).
  */
 export function serviceLaunch({ settings, dataDir, adminToken, wasmPath, env }: ServiceLaunchInput): {
   args: string[];
+  execArgv: string[];
   env: Record<string, string>;
 } {
   const inherited = Object.fromEntries(
@@ -43,6 +46,7 @@ export function serviceLaunch({ settings, dataDir, adminToken, wasmPath, env }: 
   );
   return {
     args: ['--port', String(settings.port), '--host', settings.host, '--data-dir', dataDir],
+    execArgv: [...SERVICE_NODE_FLAGS],
     env: { ...inherited, LRS_ADMIN_TOKEN: adminToken, LORE_SQLJS_WASM: wasmPath },
   };
 }

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SERVICE_NODE_FLAGS } from '../../src-server/node-flags';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const SERVICE_MAIN = join(ROOT, 'out/server/main.js');
@@ -90,7 +91,8 @@ export function startServiceProcess(options: ServiceOptions): Promise<Child> {
   // deployment that expects this traffic would (LRS_RATE_LIMIT=0); the bench measures capacity.
   const env: Record<string, string> = { LRS_ADMIN_TOKEN: ADMIN_TOKEN, LRS_RATE_LIMIT: '0' };
   if (options.snapshotThresholdBytes) env.LORE_SNAPSHOT_THRESHOLD_BYTES = String(options.snapshotThresholdBytes);
-  const args = [...(options.nodeFlags ?? []), SERVICE_MAIN, '--port', '0', '--host', '127.0.0.1', '--data-dir', options.dataDir];
+  // The flags every launcher of the service uses (src-server/node-flags.ts), then the run's own.
+  const args = [...SERVICE_NODE_FLAGS, ...(options.nodeFlags ?? []), SERVICE_MAIN, '--port', '0', '--host', '127.0.0.1', '--data-dir', options.dataDir];
   // Loading 1M statements takes a while; the limit only guards against a hang.
   return startChild(args, env, 'the service', 300_000);
 }

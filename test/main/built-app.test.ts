@@ -13,6 +13,7 @@ import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoreBridge } from '../../src-main/bridge-types';
 import { HARDENED_WEB_PREFERENCES, RENDERER_CSP } from '../../src-main/security';
+import { SERVICE_NODE_FLAGS } from '../../src-server/node-flags';
 
 const run = promisify(execFile);
 const repo = fileURLToPath(new URL('../../', import.meta.url));
@@ -22,6 +23,7 @@ const electronVite = join(repo, 'node_modules/electron-vite/bin/electron-vite.js
 interface Fork {
   modulePath: string;
   args: string[];
+  execArgv: string[];
   env: { hasAdminToken: boolean; LORE_SQLJS_WASM?: string };
   messages: unknown[];
   received: unknown[];
@@ -179,6 +181,7 @@ describe('the built desktop app under a stand-in electron', () => {
     const [service] = record.forks;
     expect(service?.modulePath).toBe(join(out, 'main/service-process.js'));
     expect(service?.args).toEqual(['--port', '0', '--host', '127.0.0.1', '--data-dir', join(record.userData, 'data')]);
+    expect(service?.execArgv).toEqual(SERVICE_NODE_FLAGS);
     expect(service?.env.hasAdminToken).toBe(true);
     expect(service?.env.LORE_SQLJS_WASM).toMatch(/node_modules[\\/]sql\.js[\\/]dist[\\/]sql-wasm\.wasm$/);
     expect(existsSync(service!.env.LORE_SQLJS_WASM!)).toBe(true);

@@ -1,9 +1,10 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { appPaths } from '../../src-main/app-paths';
 import { quitWhenWindowsClosed } from '../../src-main/lifecycle';
 import { asarUnpackedPath, resolveSqljsWasmPath, serviceLaunch } from '../../src-main/local-service';
+import { SERVICE_NODE_FLAGS } from '../../src-server/node-flags';
 
 describe('asarUnpackedPath', () => {
   it.each([
@@ -42,6 +43,13 @@ describe('serviceLaunch', () => {
 
   it('passes port, listen address and data directory as flags', () => {
     expect(launch.args).toEqual(['--port', '9100', '--host', '0.0.0.0', '--data-dir', '/home/ada/.config/Lore LRS/data']);
+  });
+
+  it('starts Node with the service flags every launcher uses, as `npm run serve` does', () => {
+    expect(launch.execArgv).toEqual(SERVICE_NODE_FLAGS);
+    expect(launch.execArgv).toContain('--max-semi-space-size=32');
+    const serve = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts['serve'];
+    expect(serve).toBe(`node ${SERVICE_NODE_FLAGS.join(' ')} --import tsx src-server/main.ts`);
   });
 
   it('passes the admin token and the wasm path in the environment, never in argv', () => {
