@@ -9,9 +9,12 @@
 // capacity once (storage/sqljs/file-storage.ts): untouched pages of the reservation are address
 // space, not memory, and the file then never moves again.
 //
-// The hook, `Module.allocateFileStorage(bytes)`, is optional: it returns a Uint8Array of at least
-// `bytes` (zeroed), or undefined for sql.js's own allocation. It is asked where sql.js's memory
-// file system allocates a file's contents: when a file is first written and when it must grow.
+// The hook, `Module.allocateFileStorage(bytes, contents?)`, is optional. It is asked where sql.js's
+// memory file system allocates a file's contents: when a file must grow (`bytes` only: sql.js then
+// copies the file into the new storage), and when a new file is written whole, as the image a
+// database is opened from (`contents`: the hook returns storage that already holds them, and may
+// keep the image's own buffer). It returns a Uint8Array of at least `bytes`, or undefined for
+// sql.js's own allocation.
 //
 // The patterns are those of sql.js 1.16's dist/sql-wasm.js (the build Node loads). Another release
 // fails the install with this message: check the new file system code and update the patterns.
@@ -29,7 +32,7 @@ export const REPLACEMENTS = [
   {
     what: 'writing a new file',
     from: 'else a.Ua=b.slice(d,d+c),a.Wa=c;return c}',
-    to: 'else a.Ua=Module.allocateFileStorage?.(c)??new Uint8Array(c),a.Ua.set(b.subarray(d,d+c)),a.Wa=c;return c}',
+    to: 'else a.Ua=Module.allocateFileStorage?.(c,b.subarray(d,d+c))??b.slice(d,d+c),a.Wa=c;return c}',
   },
 ];
 

@@ -1,11 +1,17 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
 import { REPLACEMENTS, patchSqlJsSource } from '../../scripts/patch-sqljs.mjs';
-import { RESERVATION_BYTES, RESERVE_FROM_BYTES, allocateFileStorage } from '../../src-server/storage/sqljs/file-storage';
+import { RESERVATION_BYTES, RESERVE_FROM_BYTES, allocateFileStorage, imageStorageFor } from '../../src-server/storage/sqljs/file-storage';
+import type { DocumentKey } from '../../src-server/storage/storage';
+import { at } from './rows';
+import { openIn, removeTempDirs, tempDir, withStore } from './sqljs-helpers';
 
 const require = createRequire(import.meta.url);
+
+afterEach(removeTempDirs);
 
 describe("sql.js's file storage hook", () => {
   it('is patched in once, and a second run changes nothing', () => {
@@ -30,7 +36,13 @@ describe("sql.js's file storage hook", () => {
     const script = `
       const initSqlJs = require('sql.js');
       const asked = [];
-      const allocateFileStorage = (bytes) => { asked.push(bytes); return bytes >= 1 << 20 ? new Uint8Array(64 << 20) : undefined; };
+      const allocateFileStorage = (bytes, contents) => {
+        asked.push(bytes);
+        if (bytes < 1 << 20) return undefined;
+        const storage = new Uint8Array(64 << 20);
+        if (contents) storage.set(contents);
+        return storage;
+      };
       initSqlJs({ allocateFileStorage }).then((SQL) => {
         const db = new SQL.Database();
         db.run('CREATE TABLE t (n INTEGER PRIMARY KEY, body TEXT)');
@@ -55,7 +67,7 @@ describe("sql.js's file storage hook", () => {
     expect(result.imageBytes).toBeGreaterThan(8_000_000);
     // Asked while small (declined), then once past 1 MiB: the file then grew inside the 64 MiB.
     expect(result.asked.slice(0, result.grown).filter((bytes) => bytes >= 1 << 20)).toHaveLength(1);
-    // The copy of the image was asked for its whole size at once.
+    // The copy was opened from the image: asked once for its whole size, with its bytes.
     expect(result.asked.slice(result.grown)).toContain(result.imageBytes);
   });
 
@@ -63,5 +75,44 @@ describe("sql.js's file storage hook", () => {
     expect(allocateFileStorage(RESERVE_FROM_BYTES - 1)).toBeUndefined();
     expect(allocateFileStorage(RESERVE_FROM_BYTES)?.length).toBe(RESERVATION_BYTES);
     expect(allocateFileStorage(RESERVATION_BYTES + 1)).toBeUndefined();
+    const image = randomBytes(RESERVE_FROM_BYTES);
+    const copied = allocateFileStorage(image.length, image)!;
+    expect(copied.buffer).not.toBe(image.buffer);
+    expect(Buffer.compare(copied.subarray(0, image.length), image)).toBe(0);
+  });
+
+  it('keeps an image read into a reservation as the file itself, without a copy', () => {
+    expect(imageStorageFor(RESERVE_FROM_BYTES - 1)).toBeUndefined();
+    const reservation = imageStorageFor(RESERVE_FROM_BYTES)!;
+    expect(reservation.length).toBe(RESERVATION_BYTES);
+    reservation[7] = 42;
+    const kept = allocateFileStorage(RESERVE_FROM_BYTES, reservation.subarray(0, RESERVE_FROM_BYTES))!;
+    expect(kept.buffer).toBe(reservation.buffer);
+    expect(kept.length).toBe(RESERVATION_BYTES);
+    expect(kept[7]).toBe(42);
+  });
+
+  it('keeps a database past the threshold whole through writes, snapshots and reopening from its reservation', async () => {
+    const dir = await tempDir();
+    const documents = Array.from({ length: 24 }, (_, i) => ({ id: `doc-${i}`, content: randomBytes(1024 * 1024) }));
+    const key = (id: string): DocumentKey => ({ kind: 'state', activityId: 'http://example.com/a', agent: 'mbox:mailto:a@example.com', registration: null, id });
+    const write = async (storage: Awaited<ReturnType<typeof openIn>>, storeId: string, from: number, to: number) => {
+      for (const { id, content } of documents.slice(from, to)) {
+        expect(await storage.upsertDocument(storeId, key(id), { contentType: 'application/octet-stream', content, etag: id, updated: at(1) }, null)).toBe(true);
+      }
+    };
+    let storage = await openIn(dir);
+    const store = await withStore(storage);
+    await write(storage, store.id, 0, 20); // 20 MiB: past the threshold while written
+    await storage.close(); // a snapshot of more than 16 MiB
+    storage = await openIn(dir); // read into a reservation, kept by the file system
+    await write(storage, store.id, 20, 24);
+    await storage.close();
+    storage = await openIn(dir);
+    try {
+      for (const { id, content } of documents) expect(Buffer.compare((await storage.findDocument(store.id, key(id)))!.content, content)).toBe(0);
+    } finally {
+      await storage.close();
+    }
   });
 });

@@ -4,11 +4,12 @@
  *
  * Left to itself, sql.js grows the file by 12.5% at a time, copying all of it into fresh memory at
  * each step; fresh memory costs a page fault per 4 KiB page when first written, so one step holds
- * the event loop for 30–40 ms at 60 MB and for seconds at 2 GB (measured here), every ~12% of
- * growth. Instead, once a file passes RESERVE_FROM_BYTES it moves, once, into a typed array as large
- * as the database may become. Pages of that array that are never written stay address space, not
- * memory (the allocation is zero-filled on demand by the OS), so the process's memory still follows
- * the data; and the file never moves again.
+ * the event loop for 20–40 ms at 60 MB and for seconds at 2 GB (measured here), every ~12% of
+ * growth. Instead, a file of RESERVE_FROM_BYTES or more lives in one typed array as large as the
+ * database may become (a reservation). Pages of it that are never written stay address space, not
+ * memory (the OS zero-fills them on first use), so the process's memory still follows the data;
+ * and the file never moves again. A snapshot is read straight into a reservation
+ * (imageStorageFor), which the file system then keeps: opening copies nothing either.
  */
 import { DEFAULT_CAPACITY_LIMIT_BYTES } from './capacity';
 
@@ -17,15 +18,33 @@ export const RESERVE_FROM_BYTES = 16 * 1024 * 1024;
 /** The most a database holds (capacity.ts); a file beyond it grows as sql.js would. */
 export const RESERVATION_BYTES = DEFAULT_CAPACITY_LIMIT_BYTES;
 
-/**
- * Storage for a file of at least `bytes`, or undefined for sql.js's own allocation: a small file,
- * a file beyond the reservation, or a machine that refuses to reserve that much address space.
- */
-export function allocateFileStorage(bytes: number): Uint8Array | undefined {
-  if (bytes < RESERVE_FROM_BYTES || bytes > RESERVATION_BYTES) return undefined;
+const reservations = new WeakSet<ArrayBuffer>();
+
+/** A reservation, or undefined where the machine refuses that much address space. */
+function reserve(): Uint8Array | undefined {
   try {
-    return new Uint8Array(RESERVATION_BYTES);
+    const storage = new Uint8Array(RESERVATION_BYTES);
+    reservations.add(storage.buffer);
+    return storage;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The hook: storage for a file of at least `bytes` holding `contents` at its start when given, or
+ * undefined for sql.js's own allocation (a small file, a file beyond the reservation, a refused
+ * reservation). An image read into a reservation is kept as it is.
+ */
+export function allocateFileStorage(bytes: number, contents?: Uint8Array): Uint8Array | undefined {
+  if (contents && contents.byteOffset === 0 && reservations.has(contents.buffer as ArrayBuffer)) return new Uint8Array(contents.buffer);
+  if (bytes < RESERVE_FROM_BYTES || bytes > RESERVATION_BYTES) return undefined;
+  const storage = reserve();
+  if (storage && contents) storage.set(contents);
+  return storage;
+}
+
+/** Where to read a database image of `size` bytes: a reservation when the file system would want one. */
+export function imageStorageFor(size: number): Uint8Array | undefined {
+  return size >= RESERVE_FROM_BYTES && size <= RESERVATION_BYTES ? reserve() : undefined;
 }

@@ -16,8 +16,11 @@ export interface StorageFileHandle {
 
 export interface StorageFs {
   mkdir(dir: string): Promise<void>;
-  /** The whole file, or null when it does not exist. */
-  readFile(path: string): Promise<Uint8Array | null>;
+  /**
+   * The whole file, or null when it does not exist. `storageFor` may give the buffer to read it
+   * into (at least `size` bytes; the answer is then a view of its start).
+   */
+  readFile(path: string, storageFor?: (size: number) => Uint8Array | undefined): Promise<Uint8Array | null>;
   readdir(dir: string): Promise<string[]>;
   /** Opens for writing at explicit positions, creating the file when missing. */
   open(path: string, options: { truncate: boolean }): Promise<StorageFileHandle>;
@@ -32,12 +35,20 @@ export interface StorageFs {
 const READ_CHUNK_BYTES = 256 * 1024 * 1024;
 const WRITE_CHUNK_BYTES = 256 * 1024 * 1024;
 
-/** The whole file, read in chunks of `chunkBytes` into one buffer, so it may pass 2 GiB. */
-export async function readWholeFile(path: string, chunkBytes = READ_CHUNK_BYTES): Promise<Uint8Array> {
+/**
+ * The whole file, read in chunks of `chunkBytes` into one buffer, so it may pass 2 GiB; into the
+ * buffer `storageFor` gives, when it gives one.
+ */
+export async function readWholeFile(
+  path: string,
+  chunkBytes = READ_CHUNK_BYTES,
+  storageFor?: (size: number) => Uint8Array | undefined,
+): Promise<Uint8Array> {
   const handle = await fsp.open(path, constants.O_RDONLY);
   try {
     const { size } = await handle.stat();
-    const whole = Buffer.allocUnsafe(size);
+    const given = storageFor?.(size);
+    const whole = given && given.length >= size ? given.subarray(0, size) : Buffer.allocUnsafe(size);
     let done = 0;
     while (done < size) {
       const { bytesRead } = await handle.read(whole, done, Math.min(chunkBytes, size - done), done);
@@ -67,9 +78,9 @@ export const nodeStorageFs: StorageFs = {
   async mkdir(dir) {
     await fsp.mkdir(dir, { recursive: true });
   },
-  async readFile(path) {
+  async readFile(path, storageFor) {
     try {
-      return await readWholeFile(path);
+      return await readWholeFile(path, READ_CHUNK_BYTES, storageFor);
     } catch (err) {
       if (isErrno(err, 'ENOENT')) return null;
       throw err;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import initSqlJs from 'sql.js';
 import type { SqlJsStatic } from 'sql.js';
 import { DefinitionCache } from './activities';
-import { allocateFileStorage } from './file-storage';
+import { allocateFileStorage, imageStorageFor } from './file-storage';
 import { truncateDurably } from './fs';
 import { PendingIngestion } from './ingestion';
 import type { StorageFs } from './fs';
@@ -96,12 +96,11 @@ export async function loadDatabase(ctx: LoadContext): Promise<LoadedDatabase> {
 }
 
 /**
- * The snapshot as an open database. Its bytes are read into a buffer that sql.js copies into its
- * own file system; the buffer is dropped on return, before the journal is replayed, rather than
- * held as a second copy of a database that may be gigabytes.
+ * The snapshot as an open database. Its bytes are read into the storage sql.js's file system then
+ * keeps as the database file (file-storage.ts): no second copy of a database that may be gigabytes.
  */
 async function openSnapshot(ctx: LoadContext, snapshotPath: string): Promise<{ sql: Sql; snapshotExists: boolean }> {
-  const image = await ctx.fs.readFile(snapshotPath);
+  const image = await ctx.fs.readFile(snapshotPath, imageStorageFor);
   return { sql: new Sql(new ctx.SQL.Database(image)), snapshotExists: image !== null };
 }
 
