@@ -24,6 +24,11 @@ export interface LoadOptions {
   statementsPerRequest?: number;
   /** The server's process id: its CPU time during the run is measured (Linux /proc). */
   serverPid?: number;
+  /**
+   * Runs on after `seconds` until this says done (checked every 250 ms), for at most
+   * `maxSeconds`: e.g. until a snapshot the run caused has been written.
+   */
+  extendUntil?: { done: () => boolean; maxSeconds: number };
 }
 
 export interface LoadResult {
@@ -81,8 +86,10 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
         return { ...base, method: r.method, path: r.path, headers: { ...r.headers }, body: r.body };
       },
     };
+    const extend = options.extendUntil;
+    const duration = extend ? Math.max(options.seconds, extend.maxSeconds) : options.seconds;
     const instance = autocannon(
-      { url: options.baseUrl, connections: options.connections, duration: options.seconds, timeout: 30, requests: [request] },
+      { url: options.baseUrl, connections: options.connections, duration, timeout: 30, requests: [request] },
       (error, result) => {
         if (error) return reject(error);
         const cpuAfter = cpuMicros(options.serverPid);
@@ -115,6 +122,15 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
         });
       },
     );
+    if (extend) {
+      const check = setInterval(() => {
+        if (performance.now() - started >= options.seconds * 1000 && extend.done()) {
+          clearInterval(check);
+          instance.stop();
+        }
+      }, 250);
+      instance.on('done', () => clearInterval(check));
+    }
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {
       statusCodes[statusCode] = (statusCodes[statusCode] ?? 0) + 1;
       if (statusCode >= 200 && statusCode < 300) {

@@ -136,7 +136,7 @@ export function printReport(report: Report): void {
     out.push(`start-up: /health after ${fmt(phase.startup.healthMs)} ms, first query after ${fmt(phase.startup.queryMs)} ms`);
     const st = phase.stall;
     out.push(
-      `snapshot under load (threshold ${mb(st.thresholdBytes)}, single POSTs, 10 conn): ${st.snapshots.length} snapshots, ` +
+      `snapshot under load (threshold ${mb(st.thresholdBytes)}, single POSTs, 10 conn, ${fmt(st.load.seconds)} s): ${st.snapshots.length} snapshots, ` +
         `${fmt(st.load.statementsPerSec)} statements/s, p99 ${ms(st.load.p99)} ms, max latency ${ms(st.load.max)} ms, longest gap without a response ${ms(st.load.longestGapMs)} ms`,
     );
   }

@@ -183,15 +183,31 @@ async function runScenarios(service: Child, ctx: StoreContext, baseline: Child |
   return results;
 }
 
-/** Restarts with a low snapshot threshold and sends single POSTs while snapshots are taken. */
+/** A snapshot under load at 1M takes longer than a fixed window (a background one: ~15–30 s). */
+const STALL_MAX_SECONDS = 120;
+
+/**
+ * Restarts with a low snapshot threshold and sends single POSTs while snapshots are taken: for
+ * `loadSeconds`, and on until a snapshot has been written (at most STALL_MAX_SECONDS), so the
+ * longest stall covers a whole snapshot, not the part that fits a window.
+ */
 async function snapshotStall(dataDir: string, ctx: StoreContext, thresholdBytes: number, loadSeconds: number) {
   const service = await startServiceProcess({ dataDir, snapshotThresholdBytes: thresholdBytes });
   try {
     const startup = await measureStartup(service, ctx);
     const post = scenarios(ctx, seed + 2)[0]!;
     const from = performance.now();
-    const result = await runLoad({ baseUrl: service.url, connections: 10, seconds: loadSeconds, next: post.next, statementsPerRequest: 1, serverPid: service.child.pid });
-    const snapshots = service.log.filter((line) => line.at >= from && /snapshot written/.test(line.text)).map((line) => line.text.replace(/^\[lore\] /, ''));
+    const written = () => service.log.filter((line) => line.at >= from && /snapshot written/.test(line.text));
+    const result = await runLoad({
+      baseUrl: service.url,
+      connections: 10,
+      seconds: loadSeconds,
+      next: post.next,
+      statementsPerRequest: 1,
+      serverPid: service.child.pid,
+      extendUntil: { done: () => written().length > 0, maxSeconds: STALL_MAX_SECONDS },
+    });
+    const snapshots = written().map((line) => line.text.replace(/^\[lore\] /, ''));
     return { thresholdBytes, startup, snapshots, load: result, longestStallMs: Math.max(result.max, result.longestGapMs) };
   } finally {
     await service.stop();
