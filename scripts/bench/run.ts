@@ -103,7 +103,9 @@ async function preload(
           break;
         }
       }
+      // Another worker may have taken the last batch while this one awaited the capacity.
       const n = Math.min(batchSize, count - sent);
+      if (n <= 0) break;
       sent += n;
       const body = JSON.stringify(Array.from({ length: n }, () => generator.next()));
       const posted = await fetch(`${url}/${ctx.slug}/xAPI/statements`, {
