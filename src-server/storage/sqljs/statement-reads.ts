@@ -5,7 +5,7 @@
 import type { StatementPage, StatementQuery, StoredStatement } from '../storage';
 import { STATEMENT_COLUMNS, runQuery, statementQuery } from './queries';
 import type { Row, Sql } from './sql';
-import { hasTargetableFilter, targetingStatementQuery } from './statement-targets';
+import { hasTargetableFilter, hasTargetingStatements, targetingStatementQuery } from './statement-targets';
 
 export function findStatementRow(sql: Sql, storeNum: number, statementId: string): StoredStatement | null {
   const row = sql.first(`SELECT ${STATEMENT_COLUMNS} FROM statements AS s WHERE s.store_num = ? AND s.statement_id = ?`, [
@@ -19,7 +19,7 @@ export function findStatementRow(sql: Sql, storeNum: number, statementId: string
 export function queryStatementRows(sql: Sql, storeNum: number, query: StatementQuery): StatementPage {
   const { limit } = query;
   let rows = runQuery(sql, statementQuery(storeNum, query, limit + 1));
-  if (hasTargetableFilter(query)) {
+  if (hasTargetableFilter(query) && hasTargetingStatements(sql, storeNum)) {
     // Statements that meet the filters through their StatementRef target (statement-targets.ts):
     // the page is the first limit + 1 of both halves, in the query's order, each row once.
     const seen = new Set(rows.map((row) => row[0] as number));
