@@ -36,10 +36,14 @@ export function defaultBackupName(now: Date = new Date()): string {
 /** Streams `body` to `path.part`, then renames it: a cut-off download never looks complete. */
 export async function writeStreamToFile(path: string, body: ReadableStream<Uint8Array>): Promise<void> {
   const partial = `${path}.part`;
+  const out = createWriteStream(partial);
   try {
-    await pipeline(Readable.fromWeb(body as WebReadableStream<Uint8Array>), createWriteStream(partial));
+    await pipeline(Readable.fromWeb(body as WebReadableStream<Uint8Array>), out);
     await rename(partial, path);
   } catch (error) {
+    // A stream that fails at once can reject the pipeline before the file is even open; removing
+    // it before the stream has closed would race its creation and leave the partial file behind.
+    if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
     await rm(partial, { force: true });
     throw error;
   }
