@@ -75,10 +75,8 @@ describe("sql.js's file storage hook", () => {
     expect(allocateFileStorage(RESERVE_FROM_BYTES - 1)).toBeUndefined();
     expect(allocateFileStorage(RESERVE_FROM_BYTES)?.length).toBe(RESERVATION_BYTES);
     expect(allocateFileStorage(RESERVATION_BYTES + 1)).toBeUndefined();
-    const image = randomBytes(RESERVE_FROM_BYTES);
-    const copied = allocateFileStorage(image.length, image)!;
-    expect(copied.buffer).not.toBe(image.buffer);
-    expect(Buffer.compare(copied.subarray(0, image.length), image)).toBe(0);
+    // An image not read into a reservation (a backup opened to be checked) stays sql.js's.
+    expect(allocateFileStorage(RESERVE_FROM_BYTES, randomBytes(RESERVE_FROM_BYTES))).toBeUndefined();
   });
 
   it('keeps an image read into a reservation as the file itself, without a copy', () => {

@@ -32,16 +32,18 @@ function reserve(): Uint8Array | undefined {
 }
 
 /**
- * The hook: storage for a file of at least `bytes` holding `contents` at its start when given, or
- * undefined for sql.js's own allocation (a small file, a file beyond the reservation, a refused
- * reservation). An image read into a reservation is kept as it is.
+ * The hook: storage for a file of at least `bytes`, or undefined for sql.js's own allocation (a
+ * small file, a file beyond the reservation, a refused reservation).
+ *
+ * With `contents` (a database opened from an image): an image read into a reservation is kept as
+ * it is. Any other image is left to sql.js, which keeps a Node Buffer as it is too (its slice is a
+ * view) and copies other arrays: those images are opened to be read (a backup's check), and one
+ * that is written to past its end moves into a reservation then, once.
  */
 export function allocateFileStorage(bytes: number, contents?: Uint8Array): Uint8Array | undefined {
-  if (contents && contents.byteOffset === 0 && reservations.has(contents.buffer as ArrayBuffer)) return new Uint8Array(contents.buffer);
+  if (contents) return contents.byteOffset === 0 && reservations.has(contents.buffer as ArrayBuffer) ? new Uint8Array(contents.buffer) : undefined;
   if (bytes < RESERVE_FROM_BYTES || bytes > RESERVATION_BYTES) return undefined;
-  const storage = reserve();
-  if (storage && contents) storage.set(contents);
-  return storage;
+  return reserve();
 }
 
 /** Where to read a database image of `size` bytes: a reservation when the file system would want one. */
