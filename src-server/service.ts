@@ -9,6 +9,7 @@ import type { ServiceConfig } from './config';
 import { buildServer } from './http/build-server';
 import { LIMIT_DEFAULTS, rejectedRetentionFor } from './limits';
 import { openSqljsStorage } from './storage/sqljs/sqljs-storage';
+import { processCompactor } from './storage/sqljs/process-compactor';
 import { workerCompactor } from './storage/sqljs/worker-compactor';
 import type { StoreRecord } from './storage/storage';
 
@@ -76,9 +77,10 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     log,
     snapshotThresholdBytes,
     rejectionRetention,
-    // Snapshots of a large database are built on a worker thread from the files (compaction.ts):
-    // requests are answered while they are.
-    compactor: workerCompactor(options.wasmPath),
+    // Snapshots of a large database are built from the files (compaction.ts) while requests are
+    // answered: in a child process (process-compactor.ts says why); inside Electron, where the
+    // service is a utility process whose children would start Electron, on a worker thread.
+    compactor: process.versions['electron'] ? workerCompactor(options.wasmPath) : processCompactor(options.wasmPath),
     backgroundSnapshotMinBytes: backgroundSnapshotMinFromEnv(process.env),
   });
   try {

@@ -1,21 +1,29 @@
 /**
- * Background snapshots with the service's compactor (a worker thread per snapshot, compaction.ts):
+ * Background snapshots with the service's compactors (a child process per snapshot, or a worker
+ * thread inside Electron; compaction.ts):
  * writes are answered while the image is built from the files, and a crash at any point keeps
  * every acknowledged write. The contract suite runs the same path in process for every operation
  * (sqljs-helpers.ts, "background snapshot after nearly every write").
  */
 import { readdir } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { Compactor } from '../../src-server/storage/sqljs/compaction';
+import { processCompactor } from '../../src-server/storage/sqljs/process-compactor';
 import { workerCompactor } from '../../src-server/storage/sqljs/worker-compactor';
 import { makeStatement } from './rows';
 import { crashCopy, openIn, removeTempDirs, tempDir, withStore } from './sqljs-helpers';
 
 afterAll(removeTempDirs);
 
-describe('background snapshots on a worker thread', () => {
+const compactors: Array<[string, () => Compactor]> = [
+  ['a child process', () => processCompactor()],
+  ['a worker thread', () => workerCompactor()],
+];
+
+describe.each(compactors)('background snapshots in %s', (_where, compactor) => {
   it('replaces the snapshot while writes go on, and a crash copy at any point holds every acknowledged write', async () => {
     const logs: string[] = [];
-    const options = { snapshotThresholdBytes: 32 * 1024, compactor: workerCompactor(), backgroundSnapshotMinBytes: 0, log: (m: string) => logs.push(m) };
+    const options = { snapshotThresholdBytes: 32 * 1024, compactor: compactor(), backgroundSnapshotMinBytes: 0, log: (m: string) => logs.push(m) };
     const dir = await tempDir();
     const storage = await openIn(dir, options);
     const store = await withStore(storage);
@@ -47,7 +55,16 @@ describe('background snapshots on a worker thread', () => {
     }
   }, 60_000);
 
-  it('goes on snapshotting, by export, after a background snapshot fails', async () => {
+  it('answers a job it cannot do with the reason, and leaves nothing running', async () => {
+    const dir = await tempDir();
+    const job = { dataDir: dir, files: [`${dir}/journal-000001.log`], upToSeq: 5, tempPath: `${dir}/lore.sqlite.tmp` };
+    await expect(compactor()(job)).rejects.toThrow(/background snapshot failed: the journal files hold records up to 0, not 5/);
+    expect(await readdir(dir)).toEqual([]);
+  });
+});
+
+describe('background snapshots', () => {
+  it('go on, by export, after a background snapshot fails', async () => {
     const logs: string[] = [];
     let calls = 0;
     const failing = async () => {

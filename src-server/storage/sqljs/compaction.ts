@@ -6,7 +6,7 @@
  *
  * Replay is deterministic (every value is decided before a record is journaled), so the image
  * equals what the live database held at J. The cost moves elsewhere: a second copy of the
- * database in memory while the image is built, and the replay's CPU, on another thread
+ * database in memory while the image is built, and the replay's CPU, in another process or thread
  * (compaction-worker.ts). The durable layer takes background snapshots only for a database large
  * enough to stall (DurableDatabase, backgroundSnapshotMinBytes); close(), snapshot() and backups
  * still export the live database.
@@ -29,7 +29,7 @@ export interface CompactionJob {
   tempPath: string;
 }
 
-/** Runs a job somewhere (a worker thread in the service; in process in tests). */
+/** Runs a job somewhere (a child process or a worker thread in the service; in process in tests). */
 export type Compactor = (job: CompactionJob) => Promise<void>;
 
 /** Builds the image of `job` and writes it durably to `job.tempPath`. Changes nothing else on disk. */

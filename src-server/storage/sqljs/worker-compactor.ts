@@ -1,31 +1,18 @@
 /**
- * The service's Compactor (compaction.ts): each background snapshot on a worker thread of its own,
+ * A Compactor (compaction.ts) that runs each background snapshot on a worker thread of its own,
  * so building the image (a second copy of the database, the journal replayed) never blocks the
- * event loop that answers requests.
+ * event loop that answers requests. The service uses it inside Electron; elsewhere a child
+ * process (process-compactor.ts), which also keeps the image's memory out of the service's.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { CompactionJob, Compactor } from './compaction';
-
-/**
- * The worker's script: from source (tsx, tests) a loader beside this module that imports
- * compaction-worker.ts; in a build, compaction-worker.js at the top of the output folder (both
- * builds emit it), beside this code or one folder up when the bundler put this code in a chunk.
- */
-function workerScript(): URL {
-  if (import.meta.url.endsWith('.ts')) return new URL('./compaction-from-source.mjs', import.meta.url);
-  const candidates = [new URL('./compaction-worker.js', import.meta.url), new URL('../compaction-worker.js', import.meta.url)];
-  const found = candidates.find((url) => existsSync(url));
-  if (!found) throw new Error(`compaction-worker.js is not beside the service's build (${fileURLToPath(candidates[0]!)})`);
-  return found;
-}
+import { compactionEntry } from './compaction-entry';
 
 /** `wasmPath`: sql.js's wasm, as the storage was given it (by default the one in node_modules). */
 export function workerCompactor(wasmPath?: string): Compactor {
   return (job: CompactionJob) =>
     new Promise<void>((resolve, reject) => {
-      const worker = new Worker(workerScript(), { workerData: { job, wasmPath } });
+      const worker = new Worker(compactionEntry(), { workerData: { job, wasmPath } });
       let settled = false;
       const settle = (err: Error | null) => {
         if (settled) return;
