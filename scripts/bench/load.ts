@@ -54,14 +54,17 @@ export interface LoadResult {
   serverCpuCores: number | null;
 }
 
-/** User + system CPU time of a process in µs (Linux /proc; clock ticks of 10 ms), or null. */
+/**
+ * User + system CPU time of a process and of its children it has waited for (the service's
+ * background snapshots run in a child process), in µs (Linux /proc; clock ticks of 10 ms), or null.
+ */
 export function cpuMicros(pid: number | undefined): number | null {
   if (pid === undefined) return null;
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command (which may hold spaces) start after the last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+    return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 10_000;
   } catch {
     return null;
   }
