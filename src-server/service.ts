@@ -46,7 +46,7 @@ export function snapshotThresholdFromEnv(env: NodeJS.ProcessEnv): number | undef
 
 /**
  * A hook for tests (not a user setting): LORE_BACKGROUND_SNAPSHOT_MIN_BYTES lowers the database
- * size from which snapshots are built on a worker thread (default 128 MiB), so the crash suite can
+ * size from which snapshots are built in the background (default 128 MiB), so the crash suite can
  * kill the service while they are.
  */
 export function backgroundSnapshotMinFromEnv(env: NodeJS.ProcessEnv): number | undefined {

@@ -1,6 +1,6 @@
 /**
  * npm run suite:crash [-- --rounds 10 --writers 20 --seed N --background]
- * --background: every snapshot is built on a worker thread from the files (compaction.ts).
+ * --background: every snapshot is built in the background from the files (compaction.ts).
  * Kill -9 rounds against the real service, then damaged data directories. Exits 1 when an
  * acknowledged write is missing or the service does not start.
  */

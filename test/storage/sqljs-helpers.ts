@@ -116,7 +116,7 @@ export const SQLJS_CONTRACT_SUBJECTS: Array<[name: string, open: () => Promise<C
   ],
 ];
 
-/** The background snapshot's job run in this thread (the service runs it on a worker thread). */
+/** The background snapshot's job run in this thread (the service runs it in a child process or on a worker thread). */
 export const inProcessCompactor: Compactor = async (job) =>
   compact(await loadStorageSqlJs(createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm')), nodeStorageFs, job);
 

@@ -7,16 +7,9 @@
 import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
 import { compact } from './compaction';
-import type { CompactionJob } from './compaction';
+import type { CompactionAnswer, CompactionRequest } from './compaction-entry';
 import { nodeStorageFs } from './fs';
 import { loadSqlJs } from './load-database';
-
-interface CompactionRequest {
-  job: CompactionJob;
-  wasmPath?: string;
-}
-
-type CompactionAnswer = { ok: true } | { ok: false; message: string };
 
 function run({ job, wasmPath }: CompactionRequest): Promise<CompactionAnswer> {
   return loadSqlJs(wasmPath ?? createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm'))

@@ -9,32 +9,23 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { CompactionJob, Compactor } from './compaction';
-import { compactionEntry } from './compaction-entry';
+import { awaitCompaction, compactionEntry } from './compaction-entry';
+import type { CompactionRequest } from './compaction-entry';
 
 /** `wasmPath`: sql.js's wasm, as the storage was given it (by default the one in node_modules). */
 export function processCompactor(wasmPath?: string): Compactor {
-  return (job: CompactionJob) =>
-    new Promise<void>((resolve, reject) => {
-      // The child needs none of the service's flags (a profiler's, say) nor its admin token.
-      const env = { ...process.env };
-      delete env['LRS_ADMIN_TOKEN'];
-      const child = fork(fileURLToPath(compactionEntry()), [JSON.stringify({ job, wasmPath })], {
-        execArgv: [],
-        env,
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      });
-      let settled = false;
-      const settle = (err: Error | null) => {
-        if (settled) return;
-        settled = true;
-        if (child.exitCode === null && child.signalCode === null) child.kill();
-        if (err) reject(err);
-        else resolve();
-      };
-      child.once('message', (message: { ok: boolean; message?: string }) =>
-        settle(message.ok ? null : new Error(`background snapshot failed: ${message.message}`)),
-      );
-      child.once('error', (err) => settle(new Error(`background snapshot failed: ${err.message}`)));
-      child.once('exit', (code, signal) => settle(new Error(`the background snapshot's process stopped (${signal ?? `exit code ${code}`})`)));
+  return (job: CompactionJob) => {
+    // The child needs none of the service's flags (a profiler's, say) nor its admin token.
+    const env = { ...process.env };
+    delete env['LRS_ADMIN_TOKEN'];
+    const request: CompactionRequest = { job, wasmPath };
+    const child = fork(fileURLToPath(compactionEntry()), [JSON.stringify(request)], {
+      execArgv: [],
+      env,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
+    return awaitCompaction(child, 'process', () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill();
+    });
+  };
 }

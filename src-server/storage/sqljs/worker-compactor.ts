@@ -6,25 +6,14 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { CompactionJob, Compactor } from './compaction';
-import { compactionEntry } from './compaction-entry';
+import { awaitCompaction, compactionEntry } from './compaction-entry';
+import type { CompactionRequest } from './compaction-entry';
 
 /** `wasmPath`: sql.js's wasm, as the storage was given it (by default the one in node_modules). */
 export function workerCompactor(wasmPath?: string): Compactor {
-  return (job: CompactionJob) =>
-    new Promise<void>((resolve, reject) => {
-      const worker = new Worker(compactionEntry(), { workerData: { job, wasmPath } });
-      let settled = false;
-      const settle = (err: Error | null) => {
-        if (settled) return;
-        settled = true;
-        void worker.terminate();
-        if (err) reject(err);
-        else resolve();
-      };
-      worker.once('message', (message: { ok: boolean; message?: string }) =>
-        settle(message.ok ? null : new Error(`background snapshot failed: ${message.message}`)),
-      );
-      worker.once('error', (err) => settle(new Error(`background snapshot failed: ${err.message}`)));
-      worker.once('exit', (code) => settle(new Error(`the background snapshot's thread stopped (exit code ${code})`)));
-    });
+  return (job: CompactionJob) => {
+    const request: CompactionRequest = { job, wasmPath };
+    const worker = new Worker(compactionEntry(), { workerData: request });
+    return awaitCompaction(worker, 'thread', () => void worker.terminate());
+  };
 }

@@ -25,7 +25,7 @@ export interface CrashOptions {
    * hook), so that kills also land while snapshots are written.
    */
   snapshotThresholdBytes?: number;
-  /** Every snapshot built on a worker thread from the files (LORE_BACKGROUND_SNAPSHOT_MIN_BYTES=0). */
+  /** Every snapshot built in the background from the files (LORE_BACKGROUND_SNAPSHOT_MIN_BYTES=0). */
   backgroundSnapshots?: boolean;
   /** Which damaged-directory cases to run: all of them, or one of each kind (journal tail, snapshot). */
   damageCases: 'all' | 'fast' | 'none';
