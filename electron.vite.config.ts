@@ -31,8 +31,6 @@ export default defineConfig({
           index: resolve(root, 'src-main/index.ts'),
           // The headless LRS service, started by main as a utility process (or by plain Node).
           'service-process': resolve(root, 'src-server/service-process.ts'),
-          // The background snapshot's entry, a worker thread that service-process.js starts beside it.
-          'compaction-worker': resolve(root, 'src-server/storage/sqljs/compaction-worker.ts'),
         },
       },
     },

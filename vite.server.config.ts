@@ -1,6 +1,6 @@
 /**
  * The headless service as one production file: `npm run build:server` builds src-server/main.ts
- * to out/server/main.js (and the background snapshot's entry to out/server/compaction-worker.js), run with plain Node (`node out/server/main.js --port 8411`). Dependencies
+ * to out/server/main.js, run with plain Node (`node out/server/main.js --port 8411`). Dependencies
  * stay external (an SSR build's default): they load from node_modules, and sql.js finds its wasm
  * there. The benchmark (`npm run bench`) runs this file. electron-vite's main build carries the
  * same service as out/main/service-process.js for the desktop app; this build needs no Electron
@@ -21,8 +21,7 @@ export default defineConfig({
     // Source maps let a CPU profile (`node --cpu-prof --enable-source-maps`) name our files.
     sourcemap: true,
     rolldownOptions: {
-      // The background snapshot's entry (storage/sqljs/compaction-worker.ts), a child process's script, is its own file beside main.js.
-      input: { main: resolve(root, 'src-server/main.ts'), 'compaction-worker': resolve(root, 'src-server/storage/sqljs/compaction-worker.ts') },
+      input: { main: resolve(root, 'src-server/main.ts') },
       output: { entryFileNames: '[name].js' },
     },
   },

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs after `npm install` (package.json "postinstall"). Lets Lore choose how sql.js's in-memory
-// file system allocates the storage of a database file.
+// file system allocates the storage of a database file, and see which bytes of it are written.
 //
 // Why: sql.js keeps the database file in a JavaScript typed array that grows by 12.5% at a time,
 // each step copying the whole file into fresh memory. Fresh memory is paid for page by page when
@@ -16,13 +16,17 @@
 // keep the image's own buffer). It returns a Uint8Array of at least `bytes`, or undefined for
 // sql.js's own allocation.
 //
+// The second hook, `Module.onFileWrite(name, position, length, contents)`, is told of every write
+// to a file, after it: the file's name, where and how much was written, and the file's storage
+// then. Lore follows the database file's changed pages with it
+// (storage/sqljs/file-changes.ts), so a snapshot writes those pages instead of the whole database.
+//
 // The patterns are those of sql.js 1.16's dist/sql-wasm.js (the build Node loads). Another release
 // fails the install with this message: check the new file system code and update the patterns.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 
-const MARK = 'Module.allocateFileStorage';
 export const REPLACEMENTS = [
   {
     what: 'growing a file',
@@ -31,22 +35,28 @@ export const REPLACEMENTS = [
   },
   {
     what: 'writing a new file',
-    from: 'else a.Ua=b.slice(d,d+c),a.Wa=c;return c}',
-    to: 'else a.Ua=Module.allocateFileStorage?.(c,b.subarray(d,d+c))??b.slice(d,d+c),a.Wa=c;return c}',
+    from: 'else a.Ua=b.slice(d,d+c),a.Wa=c',
+    to: 'else a.Ua=Module.allocateFileStorage?.(c,b.subarray(d,d+c))??b.slice(d,d+c),a.Wa=c',
+  },
+  {
+    what: 'the end of a write',
+    from: 'return c},Za(a,b,d){',
+    to: 'return Module.onFileWrite?.(a.name,e,c,a.Ua),c},Za(a,b,d){',
   },
 ];
 
+/** Applies each replacement not applied yet (an install patched by an earlier Lore gets the ones it lacks). */
 export function patchSqlJsSource(source) {
-  if (source.includes(MARK)) return { source, changed: false };
   let patched = source;
   for (const { what, from, to } of REPLACEMENTS) {
+    if (patched.includes(to)) continue;
     const count = patched.split(from).length - 1;
     if (count !== 1) {
       throw new Error(`sql.js's file system code is not what Lore patches (${what}: found ${count} times, expected once); see scripts/patch-sqljs.mjs`);
     }
     patched = patched.replace(from, to);
   }
-  return { source: patched, changed: true };
+  return { source: patched, changed: patched !== source };
 }
 
 function main() {
@@ -54,7 +64,7 @@ function main() {
   const file = require.resolve('sql.js/dist/sql-wasm.js');
   const { source, changed } = patchSqlJsSource(readFileSync(file, 'utf8'));
   if (changed) writeFileSync(file, source);
-  console.log(changed ? 'sql.js: file storage hook added' : 'sql.js: file storage hook already there');
+  console.log(changed ? 'sql.js: file storage hooks added' : 'sql.js: file storage hooks already there');
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

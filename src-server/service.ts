@@ -9,8 +9,6 @@ import type { ServiceConfig } from './config';
 import { buildServer } from './http/build-server';
 import { LIMIT_DEFAULTS, rejectedRetentionFor } from './limits';
 import { openSqljsStorage } from './storage/sqljs/sqljs-storage';
-import { processCompactor } from './storage/sqljs/process-compactor';
-import { workerCompactor } from './storage/sqljs/worker-compactor';
 import type { StoreRecord } from './storage/storage';
 
 export interface RunningService {
@@ -44,21 +42,6 @@ export function snapshotThresholdFromEnv(env: NodeJS.ProcessEnv): number | undef
   return bytes;
 }
 
-/**
- * A hook for tests (not a user setting): LORE_BACKGROUND_SNAPSHOT_MIN_BYTES lowers the database
- * size from which snapshots are built in the background (default 128 MiB), so the crash suite can
- * kill the service while they are.
- */
-export function backgroundSnapshotMinFromEnv(env: NodeJS.ProcessEnv): number | undefined {
-  const raw = env.LORE_BACKGROUND_SNAPSHOT_MIN_BYTES;
-  if (raw === undefined || raw === '') return undefined;
-  const bytes = Number(raw);
-  if (!Number.isSafeInteger(bytes) || bytes < 0) {
-    throw new Error(`LORE_BACKGROUND_SNAPSHOT_MIN_BYTES must be a whole number of bytes, got "${raw}"`);
-  }
-  return bytes;
-}
-
 function urlHost(host: string): string {
   if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
   return host.includes(':') ? `[${host}]` : host;
@@ -77,11 +60,6 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     log,
     snapshotThresholdBytes,
     rejectionRetention,
-    // Snapshots of a large database are built from the files (compaction.ts) while requests are
-    // answered: in a child process (process-compactor.ts says why); inside Electron, where the
-    // service is a utility process whose children would start Electron, on a worker thread.
-    compactor: process.versions['electron'] ? workerCompactor(options.wasmPath) : processCompactor(options.wasmPath),
-    backgroundSnapshotMinBytes: backgroundSnapshotMinFromEnv(process.env),
   });
   try {
     const adminToken = resolveAdminToken(config.dataDir, config.adminToken);

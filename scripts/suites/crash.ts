@@ -1,13 +1,12 @@
 /**
- * npm run suite:crash [-- --rounds 10 --writers 20 --seed N --background]
- * --background: every snapshot is built in the background from the files (compaction.ts).
+ * npm run suite:crash [-- --rounds 10 --writers 20 --seed N]
  * Kill -9 rounds against the real service, then damaged data directories. Exits 1 when an
  * acknowledged write is missing or the service does not start.
  */
 import { runCrashSuite } from '../../test/suites/crash/crash-suite';
 import { runSuite, suiteArgs } from './args';
 
-const args = suiteArgs({ rounds: 'number', writers: 'number', seed: 'number', 'no-damage': 'boolean', background: 'boolean' });
+const args = suiteArgs({ rounds: 'number', writers: 'number', seed: 'number', 'no-damage': 'boolean' });
 const seed = args.seed ?? Math.floor(Math.random() * 2 ** 31);
 await runSuite(() =>
   runCrashSuite({
@@ -16,7 +15,6 @@ await runSuite(() =>
     seed,
     killAfterMs: [300, 2500],
     snapshotThresholdBytes: 256 * 1024,
-    backgroundSnapshots: args.background === true,
     damageCases: args['no-damage'] ? 'none' : 'all',
     log: (line) => console.log(line),
   }),

@@ -6,10 +6,8 @@ import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import initSqlJs from 'sql.js';
 import type { SqlJsStatic } from 'sql.js';
-import { compact } from '../../src-server/storage/sqljs/compaction';
-import type { Compactor } from '../../src-server/storage/sqljs/compaction';
+import { afterEach } from 'vitest';
 import { nodeStorageFs } from '../../src-server/storage/sqljs/fs';
 import { loadSqlJs as loadStorageSqlJs } from '../../src-server/storage/sqljs/load-database';
 import type { StorageFs } from '../../src-server/storage/sqljs/fs';
@@ -54,6 +52,22 @@ export async function journalFiles(dataDir: string): Promise<string[]> {
 
 export async function openIn(dataDir: string, options: Partial<SqljsStorageOptions> = {}): Promise<SqljsStorage> {
   return openSqljsStorage({ dataDir, ...options });
+}
+
+/**
+ * Call in a describe block: returns `track`, which hands back the storage it is given once open
+ * and closes it after the test (a failed test leaves no directory locked).
+ */
+export function closedAfterEach(): (storage: Promise<SqljsStorage>) => Promise<SqljsStorage> {
+  const opened: SqljsStorage[] = [];
+  afterEach(async () => {
+    for (const s of opened.splice(0)) await s.close().catch(() => {});
+  });
+  return async (storage) => {
+    const s = await storage;
+    opened.push(s);
+    return s;
+  };
 }
 
 /** Lets the event loop turn `n` times: every chance for background work to finish if it would. */
@@ -109,19 +123,16 @@ async function crashedAndReopened(options: Partial<SqljsStorageOptions> = {}): P
 export const SQLJS_CONTRACT_SUBJECTS: Array<[name: string, open: () => Promise<ContractSubject>]> = [
   ['sql.js', closedAndReopened],
   ['sql.js reopened after a crash (journal replay only)', () => crashedAndReopened()],
+  // The first snapshot writes the whole image, every later one its changed pages (snapshot-pages.ts).
   ['sql.js with a snapshot after nearly every write', () => crashedAndReopened({ snapshotThresholdBytes: 1 })],
-  [
-    'sql.js with a background snapshot after nearly every write',
-    () => crashedAndReopened({ snapshotThresholdBytes: 1, compactor: inProcessCompactor, backgroundSnapshotMinBytes: 0 }),
-  ],
 ];
 
-/** The background snapshot's job run in this thread (the service runs it in a child process or on a worker thread). */
-export const inProcessCompactor: Compactor = async (job) =>
-  compact(await loadStorageSqlJs(createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm')), nodeStorageFs, job);
-
+/**
+ * sql.js as the storage loads it, with its file hooks: sql.js instantiates once per process, with
+ * the first configuration it is given, so tests load it the same way.
+ */
 export function loadSqlJs(): Promise<SqlJsStatic> {
-  return initSqlJs({ locateFile: () => createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm') });
+  return loadStorageSqlJs(createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm'));
 }
 
 /** An in-memory database with the schema and no data: for query plans and table lists. */

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { appendFile, copyFile, readFile, readdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { DataDirLockedError, SNAPSHOT_FILE, StorageUnavailableError } from '../../src-server/storage/sqljs/sqljs-storage';
 import type { SqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
 import { decodeJournal, encodeRecord } from '../../src-server/storage/sqljs/journal-format';
@@ -12,6 +12,7 @@ import type { StatementQuery, StoreRecord } from '../../src-server/storage/stora
 import { at, makeApiKey, makeRejection, makeStatement, makeStore } from './rows';
 import {
   SQLJS_CONTRACT_SUBJECTS,
+  closedAfterEach,
   crashCopy,
   eventLoopTurns,
   instrumentedFs,
@@ -33,17 +34,7 @@ afterAll(removeTempDirs);
 for (const [name, open] of SQLJS_CONTRACT_SUBJECTS) describeStorageContract(name, open);
 
 describe('sql.js storage', () => {
-  const opened: SqljsStorage[] = [];
-
-  async function track(storage: Promise<SqljsStorage>): Promise<SqljsStorage> {
-    const s = await storage;
-    opened.push(s);
-    return s;
-  }
-
-  afterEach(async () => {
-    for (const s of opened.splice(0)) await s.close().catch(() => {});
-  });
+  const track = closedAfterEach();
 
   describe('group commit', () => {
     it('makes 200 concurrent writes durable with a handful of fsyncs, not one each', async () => {

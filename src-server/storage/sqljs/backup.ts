@@ -9,7 +9,8 @@ import path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import { nodeStorageFs, readWholeFile, writeFileDurably } from './fs';
 import { isJournalFileName } from './journal-format';
-import { SNAPSHOT_FILE, SNAPSHOT_TEMP_FILE, loadSqlJs } from './load-database';
+import { SNAPSHOT_FILE, SNAPSHOT_PAGES_FILE, SNAPSHOT_TEMP_FILE } from './data-dir-files';
+import { loadSqlJs } from './load-database';
 import { lockDataDir } from './lock';
 import { SCHEMA_VERSION, readMeta } from './schema';
 import { Sql } from './sql';
@@ -103,7 +104,10 @@ export async function restoreDataDir(options: { dataDir: string; from: string; w
   // Throws DataDirLockedError when a service runs on the directory.
   const lock = await lockDataDir(dataDir, log);
   try {
-    const previous = (await fsp.readdir(dataDir)).filter((name) => name === SNAPSHOT_FILE || isJournalFileName(name)).sort();
+    // Everything the previous data is made of: a snapshot's pages file a crash left belongs to it too.
+    const previous = (await fsp.readdir(dataDir))
+      .filter((name) => name === SNAPSHOT_FILE || name === SNAPSHOT_PAGES_FILE || isJournalFileName(name))
+      .sort();
     const suffix = await freeSuffix(dataDir, previous);
     const temp = path.join(dataDir, SNAPSHOT_TEMP_FILE);
     await writeFileDurably(nodeStorageFs, temp, bytes);

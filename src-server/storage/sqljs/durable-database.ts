@@ -10,24 +10,25 @@
  * record, applies it in one SQL transaction and queues it → the promise resolves once it is fsynced.
  */
 import { createRequire } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import { StorageUnavailableError } from '../errors';
 import { applyTouch } from './api-keys';
 import { nodeStorageFs, truncateDurably, writeFileDurably } from './fs';
 import type { StorageFs } from './fs';
-import type { Compactor } from './compaction';
+import type { FileChanges } from './file-changes';
 import { flushPendingIngestion } from './ingestion';
 import { encodeRecord, journalFileName } from './journal-format';
 import { JournalWriter } from './journal-writer';
-import { PROBE_FILE, SNAPSHOT_FILE, SNAPSHOT_TEMP_FILE, loadCaches, loadDatabase, loadSqlJs } from './load-database';
+import { PROBE_FILE, SNAPSHOT_FILE, SNAPSHOT_TEMP_FILE } from './data-dir-files';
+import { loadCaches, loadDatabase, loadSqlJs } from './load-database';
 import type { LoadedDatabase } from './load-database';
 import { lockDataDir } from './lock';
 import type { DataDirLock } from './lock';
 import { applyOpInTransaction } from './ops';
 import type { ApplyState, Op } from './ops';
 import { writeMeta } from './schema';
+import { applySnapshotPages, writeSnapshotPages } from './snapshot-pages';
 import type { RejectionRetention } from './retention';
 import type { Sql } from './sql';
 
@@ -46,20 +47,9 @@ export interface SqljsStorageOptions {
   capacityLimitBytes?: number;
   /** Pruning of the rejected-statement log (retention.ts); off unless given. */
   rejectionRetention?: RejectionRetention;
-  /**
-   * Builds snapshots off the live database (compaction.ts) once it is at least
-   * `backgroundSnapshotMinBytes` (default 128 MiB): no stall while the image is copied. Without
-   * it, every snapshot exports the live database.
-   */
-  compactor?: Compactor;
-  backgroundSnapshotMinBytes?: number;
 }
 
 const DEFAULT_SNAPSHOT_THRESHOLD_BYTES = 64 * 1024 * 1024;
-/** Free memory a background snapshot needs, in multiples of the database's size (see affordsBackgroundSnapshot). */
-const BACKGROUND_SNAPSHOT_MEMORY_FACTOR = 3;
-/** Below this, exporting the live database pauses writes for well under 0.2 s: not worth a second copy in memory. */
-const DEFAULT_BACKGROUND_SNAPSHOT_MIN_BYTES = 128 * 1024 * 1024;
 const DEFAULT_TOUCH_FLUSH_INTERVAL_MS = 5_000;
 /** After a failed flush, the disk is retried after this delay, doubling up to RETRY_MAX_MS. */
 const RETRY_MIN_MS = 1_000;
@@ -83,13 +73,11 @@ export class DurableDatabase {
   private readonly lock: DataDirLock;
   private readonly log: (msg: string) => void;
   private readonly snapshotThresholdBytes: number;
-  private readonly compactor: Compactor | null;
-  private readonly backgroundSnapshotMinBytes: number;
-  /** A background snapshot failed: the rest are exported from the live database. */
-  private compactorFailed = false;
   private readonly touchTimer: NodeJS.Timeout;
   // The loaded database; replaced as a whole when a failed flush makes it reload.
   private applyState!: ApplyState;
+  /** The pages changed since the snapshot on disk: what the next snapshot writes. */
+  private changes!: FileChanges;
   private writer!: JournalWriter;
   /** The journal seq of the newest record applied. */
   private journalSeq = 0;
@@ -139,8 +127,6 @@ export class DurableDatabase {
     this.lock = init.lock;
     this.log = init.log;
     this.snapshotThresholdBytes = init.options.snapshotThresholdBytes ?? DEFAULT_SNAPSHOT_THRESHOLD_BYTES;
-    this.compactor = init.options.compactor ?? null;
-    this.backgroundSnapshotMinBytes = init.options.backgroundSnapshotMinBytes ?? DEFAULT_BACKGROUND_SNAPSHOT_MIN_BYTES;
     this.install(init.loaded);
     this.touchTimer = setInterval(() => {
       this.flushTouches().catch((err: unknown) => this.log(`could not journal API-key last-used times: ${String(err)}`));
@@ -150,6 +136,7 @@ export class DurableDatabase {
 
   private install(loaded: LoadedDatabase): void {
     this.applyState = loaded.state;
+    this.changes = loaded.changes;
     this.journalSeq = loaded.journalSeq;
     this.snapshotSeq = loaded.snapshotSeq;
     this.snapshotExists = loaded.snapshotExists;
@@ -288,6 +275,7 @@ export class DurableDatabase {
       await this.snapshotting?.catch(() => {});
       await this.recovering?.catch(() => {});
       await this.writer.close();
+      this.changes.dispose();
       this.sql.close();
       await this.lock.release();
     }
@@ -295,27 +283,14 @@ export class DurableDatabase {
 
   // Snapshots
 
-  /**
-   * `recover`: after a failed flush, reload and retry the disk first (close does) instead of failing.
-   * `background`: a snapshot the journal's size asked for, which may be built off the live database.
-   */
-  private async takeSnapshot(recover = false, background = false): Promise<void> {
+  /** `recover`: after a failed flush, reload and retry the disk first (close does) instead of failing. */
+  private async takeSnapshot(recover = false): Promise<void> {
     if (this.failure) {
       if (!recover) throw this.failure;
       await this.recover();
     }
     while (this.snapshotting) await this.snapshotting.catch(() => {});
-    const offline = background && this.compactor !== null && !this.compactorFailed && this.affordsBackgroundSnapshot();
-    const writing = offline
-      ? this.writeBackgroundSnapshot(this.compactor!).catch((err: unknown) => {
-          // Snapshots must go on (the journal would grow without end): later ones export the live
-          // database, pausing writes, until the service restarts.
-          this.compactorFailed = true;
-          this.log(`background snapshot failed (${err instanceof Error ? err.message : String(err)}); later snapshots pause writes instead`);
-          throw err;
-        })
-      : this.writeSnapshot();
-    this.snapshotting = writing.finally(() => {
+    this.snapshotting = this.writeSnapshot().finally(() => {
       this.snapshotting = null;
     });
     return this.snapshotting;
@@ -328,51 +303,67 @@ export class DurableDatabase {
     // Synchronous from here to the rotation: no write can slip between the image and the new file.
     this.flushDerived();
     writeMeta(this.sql, { journalSeq, lastSeq: this.applyState.lastSeq });
+    if (this.snapshotExists) await this.writeChangedPages(journalSeq);
+    else await this.writeWholeImage(journalSeq);
+  }
+
+  /**
+   * The first snapshot of a data directory: the whole image, to the temp file, renamed over the
+   * snapshot once durable.
+   */
+  private async writeWholeImage(journalSeq: number): Promise<void> {
     const started = performance.now();
-    const image = this.sql.db.export();
-    const exportedMs = performance.now() - started;
-    this.sql.resetCache();
+    // Changes from here on are changes to this image (until it is on disk snapshotExists stays
+    // false, so a failed snapshot is followed by a whole one again).
+    const image = this.changes.takeWhole(this.databaseBytes);
+    const copiedMs = performance.now() - started;
     const { covered, previousDurable } = this.rotateJournalAfter(journalSeq);
-    // The image may hold records still in flight: it must not replace the old one before they are durable.
-    await this.replaceSnapshot(journalSeq, covered, async (temp) => {
+    const temp = path.join(this.dataDir, SNAPSHOT_TEMP_FILE);
+    try {
+      // The image may hold records still in flight: it must not become the snapshot before they are durable.
       await previousDurable;
       await writeFileDurably(this.fs, temp, image);
-    });
-    // Per-step times: a slow stop or stall on a large Store shows where it went (export, disk).
+      await this.fs.rename(temp, path.join(this.dataDir, SNAPSHOT_FILE));
+      await this.fs.syncDir(this.dataDir);
+    } catch (err) {
+      await this.fs.unlink(temp).catch(() => {});
+      throw err;
+    }
+    await this.snapshotWritten(journalSeq, covered);
     this.log(
       `snapshot written: ${image.length} bytes, journal seq ${journalSeq}, ` +
-        `export ${Math.round(exportedMs)} ms, total ${Math.round(performance.now() - started)} ms`,
+        `copy ${Math.round(copiedMs)} ms, total ${Math.round(performance.now() - started)} ms`,
     );
   }
 
   /**
-   * Large enough to stall when exported, and memory to spare: a background snapshot holds about
-   * three more copies of the database at its peak (the file read, sql.js's copy, the image), and
-   * running out of memory would cost far more than a pause.
+   * Every later snapshot: only the pages changed since the last one (file-changes.ts), copied
+   * synchronously, then written into the snapshot in place through a durable pages file
+   * (snapshot-pages.ts). Writes and reads go on meanwhile; the copy is the only pause.
    */
-  private affordsBackgroundSnapshot(): boolean {
-    const bytes = this.databaseBytes;
-    return bytes >= this.backgroundSnapshotMinBytes && os.freemem() >= BACKGROUND_SNAPSHOT_MEMORY_FACTOR * bytes;
-  }
-
-  /**
-   * A snapshot built from the files on disk (compaction.ts) while writes go on. Synchronously: the
-   * journal moves to a new file after record J. Then, once the files up to J are durable, the
-   * compactor writes the image of J to the temp file, and it replaces the snapshot as in
-   * writeSnapshot (rename, directory fsync, covered journal files deleted). Nothing of the live
-   * database is copied, so requests are answered throughout.
-   */
-  private async writeBackgroundSnapshot(compactor: Compactor): Promise<void> {
-    if (this.failure) throw this.failure;
-    const journalSeq = this.journalSeq;
-    if (this.snapshotIsCurrent(journalSeq)) return;
+  private async writeChangedPages(journalSeq: number): Promise<void> {
     const started = performance.now();
+    const changes = this.changes;
+    const changed = changes.take(this.databaseBytes);
+    const copiedMs = performance.now() - started;
     const { covered, previousDurable } = this.rotateJournalAfter(journalSeq);
-    await this.replaceSnapshot(journalSeq, covered, async (temp) => {
+    try {
+      // The pages may hold records still in flight: they must not reach the snapshot before those are durable.
       await previousDurable;
-      await compactor({ dataDir: this.dataDir, files: covered, upToSeq: journalSeq, tempPath: temp });
-    });
-    this.log(`snapshot written in the background: journal seq ${journalSeq}, ${Math.round(performance.now() - started)} ms`);
+      await writeSnapshotPages(this.fs, this.dataDir, changed);
+      await applySnapshotPages(this.fs, this.dataDir, changed);
+    } catch (err) {
+      // The snapshot may hold some of them now (a complete pages file says which, and the next
+      // open writes it): the next snapshot writes them all again, with whatever changed since.
+      changes.markAgain(changed.pages);
+      throw err;
+    }
+    await this.snapshotWritten(journalSeq, covered);
+    // Per-step times: a slow stop or stall on a large Store shows where it went (copy, disk).
+    this.log(
+      `snapshot written: ${changed.pages.length} changed pages (${changed.data.length} bytes) of ${changed.fileBytes}, ` +
+        `journal seq ${journalSeq}, copy ${Math.round(copiedMs)} ms, total ${Math.round(performance.now() - started)} ms`,
+    );
   }
 
   /** The snapshot on disk already holds `journalSeq` and no older journal file is left. */
@@ -393,23 +384,11 @@ export class DurableDatabase {
     return { covered, previousDurable: rotate ? this.writer.rotate(nextJournal) : this.writer.sync() };
   }
 
-  /**
-   * `writeImage` puts the image of `journalSeq` in the temp file durably; then it replaces the
-   * snapshot (rename, directory fsync) and the journal files it covers are deleted.
-   */
-  private async replaceSnapshot(journalSeq: number, covered: string[], writeImage: (temp: string) => Promise<void>): Promise<void> {
-    const temp = path.join(this.dataDir, SNAPSHOT_TEMP_FILE);
-    try {
-      await writeImage(temp);
-      await this.fs.rename(temp, path.join(this.dataDir, SNAPSHOT_FILE));
-      await this.fs.syncDir(this.dataDir);
-    } catch (err) {
-      await this.fs.unlink(temp).catch(() => {});
-      throw err;
-    }
+  /** The snapshot on disk holds `journalSeq`: the journal files it covers go. */
+  private async snapshotWritten(journalSeq: number, covered: string[]): Promise<void> {
     this.snapshotSeq = journalSeq;
     this.snapshotExists = true;
-    // From here a crash leaves old journal files beside the new image: replay skips their records.
+    // From here a crash leaves old journal files beside the new snapshot: replay skips their records.
     for (const file of covered) await this.fs.unlink(file);
     this.olderJournals = this.olderJournals.filter((file) => !covered.includes(file));
   }
@@ -422,7 +401,7 @@ export class DurableDatabase {
     setImmediate(() => {
       this.snapshotScheduled = false;
       if (this.closing) return;
-      this.takeSnapshot(false, true).catch((err: unknown) => this.log(`snapshot failed: ${String(err)}`));
+      this.takeSnapshot().catch((err: unknown) => this.log(`snapshot failed: ${String(err)}`));
     });
   }
 
@@ -490,6 +469,7 @@ export class DurableDatabase {
     // Bytes past a file's durable size hold records whose callers were told they failed.
     const durableSizes = this.writer.durableSizes();
     const loaded = await loadDatabase({ SQL: this.SQL, fs: this.fs, dataDir: this.dataDir, log: this.log, durableSizes });
+    this.changes.dispose();
     this.sql.close();
     this.install(loaded);
     this.stale = false;

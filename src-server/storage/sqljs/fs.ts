@@ -125,14 +125,25 @@ export const nodeStorageFs: StorageFs = {
  * A large file is flushed as it is written: gigabytes of a snapshot waiting for one fdatasync hold
  * the disk for seconds, and the journal's own fdatasyncs (every acknowledgement) queue behind them.
  */
-const FLUSH_EVERY_BYTES = 64 * 1024 * 1024;
+export const FLUSH_EVERY_BYTES = 64 * 1024 * 1024;
 
-/** Writes `data` as the whole file and fdatasyncs it (along the way, every FLUSH_EVERY_BYTES). */
-export function writeFileDurably(fs: StorageFs, file: string, data: Uint8Array): Promise<void> {
+/** Writes `data` (one buffer, or parts one after another) as the whole file and fdatasyncs it (along the way, every FLUSH_EVERY_BYTES). */
+export function writeFileDurably(fs: StorageFs, file: string, data: Uint8Array | readonly Uint8Array[]): Promise<void> {
+  const parts = data instanceof Uint8Array ? [data] : data;
   return changeDurably(fs, file, { truncate: true }, async (handle) => {
-    for (let at = 0; at < data.length; at += FLUSH_EVERY_BYTES) {
-      await handle.write(data.subarray(at, at + FLUSH_EVERY_BYTES), at);
-      if (at + FLUSH_EVERY_BYTES < data.length) await handle.datasync();
+    let position = 0;
+    let unsynced = 0;
+    for (const part of parts) {
+      for (let at = 0; at < part.length; at += FLUSH_EVERY_BYTES) {
+        const chunk = part.subarray(at, at + FLUSH_EVERY_BYTES);
+        if (unsynced >= FLUSH_EVERY_BYTES) {
+          await handle.datasync();
+          unsynced = 0;
+        }
+        await handle.write(chunk, position);
+        position += chunk.length;
+        unsynced += chunk.length;
+      }
     }
   });
 }

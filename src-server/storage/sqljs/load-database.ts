@@ -8,6 +8,8 @@ import path from 'node:path';
 import initSqlJs from 'sql.js';
 import type { SqlJsStatic } from 'sql.js';
 import { DefinitionCache } from './activities';
+import { SNAPSHOT_FILE } from './data-dir-files';
+import { FileChanges, onFileWrite } from './file-changes';
 import { allocateFileStorage, imageStorageFor } from './file-storage';
 import { truncateDurably } from './fs';
 import { PendingIngestion } from './ingestion';
@@ -16,14 +18,9 @@ import { decodeJournal, isJournalFileName, journalFileName } from './journal-for
 import { applyOpInTransaction } from './ops';
 import type { ApplyState } from './ops';
 import { ensureSchema } from './schema';
-import { Sql } from './sql';
+import { finishSnapshotPages } from './snapshot-pages';
+import { Sql, sqlJsFileName } from './sql';
 import { TermIds } from './terms';
-
-export const SNAPSHOT_FILE = 'lore.sqlite';
-/** A snapshot being written; renamed over SNAPSHOT_FILE once durable. */
-export const SNAPSHOT_TEMP_FILE = 'lore.sqlite.tmp';
-/** Written and fsynced to learn whether the disk takes writes again (a full disk does not). */
-export const PROBE_FILE = 'lore.probe';
 
 const sqlJsByWasm = new Map<string, Promise<SqlJsStatic>>();
 
@@ -32,14 +29,36 @@ export function loadSqlJs(wasmPath: string): Promise<SqlJsStatic> {
   let loading = sqlJsByWasm.get(wasmPath);
   if (!loading) {
     loading = fsp.readFile(wasmPath).then((bytes) => {
-      // allocateFileStorage: the hook scripts/patch-sqljs.mjs adds (file-storage.ts says why).
-      const config = { wasmBinary: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), allocateFileStorage };
-      return initSqlJs(config);
+      // The hooks scripts/patch-sqljs.mjs adds (file-storage.ts and file-changes.ts say why).
+      const config = { wasmBinary: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), allocateFileStorage, onFileWrite };
+      return initSqlJs(config).then(assertFileHooks);
     });
     sqlJsByWasm.set(wasmPath, loading);
     loading.catch(() => sqlJsByWasm.delete(wasmPath));
   }
   return loading;
+}
+
+/**
+ * Snapshots write only the pages the write hook reported (file-changes.ts): without it they would
+ * silently miss changes. The hook is missing when the install's patch did not run, or when this
+ * process instantiated sql.js before (sql.js keeps its first configuration).
+ */
+function assertFileHooks(SQL: SqlJsStatic): SqlJsStatic {
+  const db = new SQL.Database();
+  const probe = new FileChanges(sqlJsFileName(db));
+  try {
+    db.run('CREATE TABLE probe (n INTEGER)');
+    if (probe.changedPages === 0) {
+      throw new Error(
+        "sql.js runs without Lore's file hooks: run `npm install` (its postinstall patches sql.js), and load sql.js only through the storage",
+      );
+    }
+    return SQL;
+  } finally {
+    probe.dispose();
+    db.close();
+  }
 }
 
 export interface LoadContext {
@@ -49,16 +68,12 @@ export interface LoadContext {
   log: (msg: string) => void;
   /** Journal files to read only up to this size (after a failed flush: the bytes known durable). */
   durableSizes: Map<string, number>;
-  /**
-   * A background snapshot (compaction.ts): replay only these journal files, only up to this
-   * record, and change nothing on disk. The files are complete (a snapshot covers only files the
-   * writer has moved on from), so damage in them refuses rather than being cut off.
-   */
-  replayOnly?: { files: string[]; upToSeq: number };
 }
 
 export interface LoadedDatabase {
   state: ApplyState;
+  /** The pages of the database file changed since it was read from the snapshot on disk. */
+  changes: FileChanges;
   /** The journal seq the snapshot on disk holds. */
   snapshotSeq: number;
   snapshotExists: boolean;
@@ -73,7 +88,7 @@ export interface LoadedDatabase {
 /** Loads the snapshot (or creates an empty database) and replays the journal over it. */
 export async function loadDatabase(ctx: LoadContext): Promise<LoadedDatabase> {
   const snapshotPath = path.join(ctx.dataDir, SNAPSHOT_FILE);
-  const { sql, snapshotExists } = await openSnapshot(ctx, snapshotPath);
+  const { sql, changes, snapshotExists } = await openSnapshot(ctx, snapshotPath);
   try {
     let meta;
     try {
@@ -88,20 +103,26 @@ export async function loadDatabase(ctx: LoadContext): Promise<LoadedDatabase> {
     const state: ApplyState = { sql, storeNums: new Map(), counts: new Map(), lastSeq: meta.lastSeq, definitions: new DefinitionCache(), ingestion: new PendingIngestion(), termIds: new TermIds() };
     loadCaches(state);
     const journal = await replayJournals(ctx, state, meta.journalSeq);
-    return { state, snapshotSeq: meta.journalSeq, snapshotExists, ...journal };
+    return { state, changes, snapshotSeq: meta.journalSeq, snapshotExists, ...journal };
   } catch (err) {
+    changes.dispose();
     sql.close();
     throw err;
   }
 }
 
 /**
- * The snapshot as an open database. Its bytes are read into the storage sql.js's file system then
- * keeps as the database file (file-storage.ts): no second copy of a database that may be gigabytes.
+ * The snapshot as an open database, once the pages of a snapshot a crash interrupted are written
+ * into it (snapshot-pages.ts). Its bytes are read into the storage sql.js's file system then keeps
+ * as the database file (file-storage.ts): no second copy of a database that may be gigabytes.
  */
-async function openSnapshot(ctx: LoadContext, snapshotPath: string): Promise<{ sql: Sql; snapshotExists: boolean }> {
+async function openSnapshot(ctx: LoadContext, snapshotPath: string): Promise<{ sql: Sql; changes: FileChanges; snapshotExists: boolean }> {
+  const finished = await finishSnapshotPages(ctx.fs, ctx.dataDir);
+  if (finished > 0) ctx.log(`wrote the ${finished} pages of an interrupted snapshot into ${path.basename(snapshotPath)}`);
   const image = await ctx.fs.readFile(snapshotPath, imageStorageFor);
-  return { sql: new Sql(new ctx.SQL.Database(image)), snapshotExists: image !== null };
+  const db = new ctx.SQL.Database(image);
+  // From here every write to the file is a change the next snapshot writes (file-changes.ts).
+  return { sql: new Sql(db), changes: new FileChanges(sqlJsFileName(db)), snapshotExists: image !== null };
 }
 
 /**
@@ -113,8 +134,7 @@ async function replayJournals(
   state: ApplyState,
   snapshotSeq: number,
 ): Promise<Pick<LoadedDatabase, 'journalSeq' | 'current' | 'older'>> {
-  const only = ctx.replayOnly;
-  const names = only ? only.files.map((file) => path.basename(file)).sort() : (await ctx.fs.readdir(ctx.dataDir)).filter(isJournalFileName).sort();
+  const names = (await ctx.fs.readdir(ctx.dataDir)).filter(isJournalFileName).sort();
   let journalSeq = snapshotSeq;
   let applied = 0;
   let current: LoadedDatabase['current'] | null = null;
@@ -125,7 +145,6 @@ async function replayJournals(
     const decoded = decodeJournal(bytes);
     for (const record of decoded.records) {
       if (record.j <= snapshotSeq && journalSeq === snapshotSeq) continue;
-      if (only && record.j > only.upToSeq) break;
       if (record.j !== journalSeq + 1) {
         throw new Error(`journal ${file} holds record ${record.j} after record ${journalSeq}: records are missing`);
       }
@@ -140,7 +159,6 @@ async function replayJournals(
       applied++;
     }
     if (decoded.damage !== null) {
-      if (only) throw new Error(`journal ${file} is damaged (${decoded.damage}): a snapshot covers only complete files`);
       if (i < names.length - 1) {
         // Only the newest file can end in a torn write; damage anywhere else loses acknowledged records.
         throw new Error(
@@ -153,8 +171,7 @@ async function replayJournals(
     }
     current = { path: file, size: decoded.goodBytes, exists: true };
   }
-  if (only && journalSeq !== only.upToSeq) throw new Error(`the journal files hold records up to ${journalSeq}, not ${only.upToSeq}`);
-  if (applied > 0 && !only) ctx.log(`replayed ${applied} journal records`);
+  if (applied > 0) ctx.log(`replayed ${applied} journal records`);
   return {
     journalSeq,
     current: current ?? { path: path.join(ctx.dataDir, journalFileName(journalSeq + 1)), size: 0, exists: false },

@@ -19,6 +19,11 @@ export function utf8(text: string | null): Uint8Array | null {
   return text === null ? null : Buffer.from(text, 'utf8');
 }
 
+/** The name of the database's file in sql.js's memory file system (sql.js sets it; its types leave it out). */
+export function sqlJsFileName(db: Database): string {
+  return (db as Database & { filename: string }).filename;
+}
+
 export class Sql {
   private readonly cache = new Map<string, Statement>();
 

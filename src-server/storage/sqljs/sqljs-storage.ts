@@ -65,7 +65,7 @@ import {
 import type { StorePatch } from './stores';
 
 export type { SqljsStorageOptions } from './durable-database';
-export { SNAPSHOT_FILE } from './load-database';
+export { SNAPSHOT_FILE } from './data-dir-files';
 export { DataDirLockedError } from './lock';
 export { StorageUnavailableError } from '../storage';
 

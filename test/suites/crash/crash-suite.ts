@@ -25,8 +25,6 @@ export interface CrashOptions {
    * hook), so that kills also land while snapshots are written.
    */
   snapshotThresholdBytes?: number;
-  /** Every snapshot built in the background from the files (LORE_BACKGROUND_SNAPSHOT_MIN_BYTES=0). */
-  backgroundSnapshots?: boolean;
   /** Which damaged-directory cases to run: all of them, or one of each kind (journal tail, snapshot). */
   damageCases: 'all' | 'fast' | 'none';
   log?: (line: string) => void;
@@ -247,7 +245,6 @@ async function killRounds(options: CrashOptions, rng: Rng, log: (line: string) =
   // default per-key limit, and a 429 there would say nothing about durability.
   const env: Record<string, string> = { LRS_RATE_LIMIT: '0' };
   if (options.snapshotThresholdBytes) env['LORE_SNAPSHOT_THRESHOLD_BYTES'] = String(options.snapshotThresholdBytes);
-  if (options.backgroundSnapshots) env['LORE_BACKGROUND_SNAPSHOT_MIN_BYTES'] = '0';
   let snapshots = 0;
   const countSnapshots = (s: ServiceProcess) => (s.output().match(/snapshot written/g) ?? []).length;
   try {
