@@ -23,6 +23,11 @@ const MAGIC = Buffer.from('LOREPAGE', 'latin1');
 const FORMAT_VERSION = 1;
 const FIXED_HEADER_BYTES = 8 + 4 + 4 + 8 + 4;
 
+/** The pages file's contents, as parts to write one after another: its header, then the pages. */
+export function encodeSnapshotPages(changes: ChangedPages): Uint8Array[] {
+  return [encodeHeader(changes), changes.data];
+}
+
 function encodeHeader(changes: ChangedPages): Uint8Array {
   const header = Buffer.alloc(FIXED_HEADER_BYTES + 4 * changes.pages.length);
   MAGIC.copy(header, 0);
@@ -55,7 +60,7 @@ export function decodeSnapshotPages(bytes: Uint8Array): ChangedPages {
 export async function writeSnapshotPages(fs: StorageFs, dataDir: string, changes: ChangedPages): Promise<void> {
   const temp = path.join(dataDir, SNAPSHOT_PAGES_TEMP_FILE);
   try {
-    await writeFileDurably(fs, temp, [encodeHeader(changes), changes.data]);
+    await writeFileDurably(fs, temp, encodeSnapshotPages(changes));
     await fs.rename(temp, path.join(dataDir, SNAPSHOT_PAGES_FILE));
     await fs.syncDir(dataDir);
   } catch (err) {

@@ -10,6 +10,8 @@
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PAGE_BYTES } from '../../../src-server/storage/sqljs/file-changes';
+import { encodeSnapshotPages } from '../../../src-server/storage/sqljs/snapshot-pages';
 import { createRng, uuidFrom, type Rng } from '../lib/prng';
 import { createStoreAndKey, killHard, startService, stopGracefully, xapiHeaders, type ServiceProcess } from '../lib/service';
 import { formatSummary, type SummaryLine } from '../lib/stats';
@@ -327,13 +329,27 @@ async function writeStatements(service: ServiceProcess, basic: string, rng: Rng,
 interface DamageCase {
   name: string;
   /** Damages the stopped data directory; returns the acknowledged ids the damage may take away. */
-  damage(dataDir: string, rng: Rng, acknowledged: string[]): { lost: string[]; journal: boolean };
+  damage(dataDir: string, rng: Rng, acknowledged: string[], before: { snapshot: Buffer | null }): { lost: string[]; journal: boolean };
   /** One of the cases npm test runs. */
   fast?: boolean;
   /** Before the final kill: a graceful stop first, so that a snapshot exists. */
   snapshotFirst?: boolean;
   /** A copy of the journal put back after the snapshot deleted it (crash between rename and deletion). */
   journalReplayedTwice?: boolean;
+  /** Two graceful stops, the second writing changed pages; `before.snapshot` is the snapshot before it. */
+  pagesSnapshot?: boolean;
+}
+
+/** The pages of `after` that differ from `before` (or lie past its end), as a snapshot's pages file holds them. */
+function changedPages(before: Buffer, after: Buffer) {
+  const pages: number[] = [];
+  for (let page = 0; page * PAGE_BYTES < after.length; page++) {
+    const from = page * PAGE_BYTES;
+    if (!after.subarray(from, from + PAGE_BYTES).equals(before.subarray(from, from + PAGE_BYTES))) pages.push(page);
+  }
+  const data = Buffer.alloc(pages.length * PAGE_BYTES);
+  pages.forEach((page, i) => after.copy(data, i * PAGE_BYTES, page * PAGE_BYTES, Math.min((page + 1) * PAGE_BYTES, after.length)));
+  return { pages: Uint32Array.from(pages), data, fileBytes: after.length };
 }
 
 function idsIn(records: JournalRecordSpan[], ids: string[]): string[] {
@@ -407,6 +423,33 @@ const DAMAGE_CASES: DamageCase[] = [
     },
   },
   {
+    name: 'changed pages half written into lore.sqlite, the pages file beside it',
+    fast: true,
+    pagesSnapshot: true,
+    damage(dataDir, rng, _acknowledged, before) {
+      const file = join(dataDir, 'lore.sqlite');
+      const after = readFileSync(file);
+      const changes = changedPages(before.snapshot!, after);
+      if (changes.pages.length === 0) throw new Error('the second snapshot changed no page');
+      // The old snapshot with some of the new pages written into it, as a crash in the middle leaves it.
+      const half = Buffer.from(before.snapshot!);
+      changes.pages.forEach((page, i) => {
+        if (rng.int(0, 1) === 1 && page * PAGE_BYTES < half.length) changes.data.copy(half, page * PAGE_BYTES, i * PAGE_BYTES, (i + 1) * PAGE_BYTES);
+      });
+      writeFileSync(file, half);
+      writeFileSync(join(dataDir, 'lore.sqlite.pages'), Buffer.concat(encodeSnapshotPages(changes)));
+      return { lost: [], journal: false };
+    },
+  },
+  {
+    name: 'garbage lore.sqlite.pages.tmp left behind (changed pages half written)',
+    snapshotFirst: true,
+    damage(dataDir, rng) {
+      writeFileSync(join(dataDir, 'lore.sqlite.pages.tmp'), rng.bytes(rng.int(1, 64 * 1024)));
+      return { lost: [], journal: false };
+    },
+  },
+  {
     name: 'snapshot renamed, old journal not yet deleted',
     journalReplayedTwice: true,
     damage() {
@@ -428,7 +471,14 @@ async function runDamageCase(spec: DamageCase, rng: Rng): Promise<DamageCaseResu
     let service = await start();
     const { basic } = await createStoreAndKey(service, STORE);
     const acknowledged = await writeStatements(service, basic, rng, rng.int(5, 15));
-    if (spec.snapshotFirst || spec.journalReplayedTwice) {
+    const previous: { snapshot: Buffer | null } = { snapshot: null };
+    if (spec.pagesSnapshot) {
+      if ((await stopGracefully(service)) !== 0) throw new Error('graceful stop failed');
+      previous.snapshot = readFileSync(join(dataDir, 'lore.sqlite'));
+      service = await start();
+      acknowledged.push(...(await writeStatements(service, basic, rng, rng.int(3, 10))));
+      if ((await stopGracefully(service)) !== 0) throw new Error('graceful stop failed');
+    } else if (spec.snapshotFirst || spec.journalReplayedTwice) {
       let saved: { name: string; bytes: Buffer } | null = null;
       if (spec.journalReplayedTwice) {
         const { path } = readNewestJournal(dataDir);
@@ -445,7 +495,7 @@ async function runDamageCase(spec: DamageCase, rng: Rng): Promise<DamageCaseResu
     } else {
       await killHard(service);
     }
-    const { lost, journal } = spec.damage(dataDir, rng, acknowledged);
+    const { lost, journal } = spec.damage(dataDir, rng, acknowledged, previous);
     const before = journal ? statSync(readNewestJournal(dataDir).path).size : 0;
     try {
       service = await start();
@@ -462,13 +512,13 @@ async function runDamageCase(spec: DamageCase, rng: Rng): Promise<DamageCaseResu
     if (journal) result.loggedDrop = /dropped \d+ bytes/.test(service.output());
     const after = await fetch(`${service.url}/${STORE}/xAPI/statements`, { method: 'POST', headers: xapiHeaders(basic), body: JSON.stringify(statement(uuidFrom(rng), 0)) });
     result.writableAfter = after.status === 200;
-    const tmpLeft = readdirSync(dataDir).includes('lore.sqlite.tmp');
+    const tmpLeft = readdirSync(dataDir).some((name) => ['lore.sqlite.tmp', 'lore.sqlite.pages.tmp', 'lore.sqlite.pages'].includes(name));
     result.ok = result.found === result.expected && extra.length === 0 && result.loggedDrop !== false && result.writableAfter && !tmpLeft;
     result.detail = [
       lost.length > 0 ? `${lost.length} acknowledged statement(s) in the damaged record` : '',
       journal ? `journal ${before} bytes before start` : '',
       extra.length > 0 ? `${extra.length} statements that were never written` : '',
-      tmpLeft ? 'lore.sqlite.tmp still there' : '',
+      tmpLeft ? 'a snapshot temp or pages file still there' : '',
     ]
       .filter(Boolean)
       .join('; ');
