@@ -16,10 +16,12 @@
 // keep the image's own buffer). It returns a Uint8Array of at least `bytes`, or undefined for
 // sql.js's own allocation.
 //
-// The second hook, `Module.onFileWrite(name, position, length, contents)`, is told of every write
-// to a file, after it: the file's name, where and how much was written, and the file's storage
-// then. Lore follows the database file's changed pages with it
-// (storage/sqljs/file-changes.ts), so a snapshot writes those pages instead of the whole database.
+// Two more hooks, `Module.beforeFileWrite(name, position, length, contents)` and
+// `Module.onFileWrite(name, position, length, contents)`, are told of every write to a file, just
+// before and just after it: the file's name, where and how much is written, and the file's storage
+// then. Lore follows the database file's changed pages with them (storage/sqljs/file-changes.ts),
+// so a snapshot writes those pages instead of the whole database, and keeps a page it is writing
+// out from being changed under it.
 //
 // The patterns are those of sql.js 1.16's dist/sql-wasm.js (the build Node loads). Another release
 // fails the install with this message: check the new file system code and update the patterns.
@@ -37,6 +39,11 @@ export const REPLACEMENTS = [
     what: 'writing a new file',
     from: 'else a.Ua=b.slice(d,d+c),a.Wa=c',
     to: 'else a.Ua=Module.allocateFileStorage?.(c,b.subarray(d,d+c))??b.slice(d,d+c),a.Wa=c',
+  },
+  {
+    what: 'the start of a write',
+    from: 'if(!c)return 0;a=a.node;a.mtime=a.ctime=Date.now();',
+    to: 'if(!c)return 0;a=a.node;Module.beforeFileWrite?.(a.name,e,c,a.Ua);a.mtime=a.ctime=Date.now();',
   },
   {
     what: 'the end of a write',

@@ -6,12 +6,14 @@
 import { execFileSync } from 'node:child_process';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { Database } from 'sql.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SNAPSHOT_PAGES_FILE, SNAPSHOT_PAGES_TEMP_FILE } from '../../src-server/storage/sqljs/data-dir-files';
 import { FileChanges, PAGE_BYTES } from '../../src-server/storage/sqljs/file-changes';
+import type { PageSource } from '../../src-server/storage/sqljs/file-changes';
 import type { StorageFs } from '../../src-server/storage/sqljs/fs';
 import { nodeStorageFs } from '../../src-server/storage/sqljs/fs';
-import { decodeSnapshotPages } from '../../src-server/storage/sqljs/snapshot-pages';
+import { decodeSnapshotPages, encodeSnapshotPagesHeader } from '../../src-server/storage/sqljs/snapshot-pages';
 import { sqlJsFileName } from '../../src-server/storage/sqljs/sql';
 import { SNAPSHOT_FILE } from '../../src-server/storage/sqljs/sqljs-storage';
 import type { SqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
@@ -32,6 +34,30 @@ async function dump(image: Uint8Array): Promise<Record<string, string[]>> {
     const rows = (table: string) => (db.exec(`SELECT * FROM "${table}"`)[0]?.values ?? []).map((row) => JSON.stringify(row)).sort();
     return Object.fromEntries(tables.map((table) => [table, rows(table)]));
   } finally {
+    db.close();
+  }
+}
+
+/** All the pages of `source`, one after another. */
+function pagesOf(source: PageSource): Uint8Array {
+  const data = new Uint8Array(source.pages.length * PAGE_BYTES);
+  source.copy(0, source.pages.length, data);
+  return data;
+}
+
+/** A new sql.js database of 500 rows whose file is followed from its creation. */
+async function withTrackedDatabase(test: (db: Database, changes: FileChanges) => Promise<void>): Promise<void> {
+  const db = new (await loadSqlJs()).Database();
+  const changes = new FileChanges(sqlJsFileName(db));
+  try {
+    db.run('CREATE TABLE t (n INTEGER PRIMARY KEY, body TEXT)');
+    db.run('BEGIN');
+    for (let n = 0; n < 500; n++) db.run('INSERT INTO t VALUES (?, ?)', [n, 'x'.repeat(500)]);
+    db.run('COMMIT');
+    await test(db, changes);
+  } finally {
+    changes.release();
+    changes.dispose();
     db.close();
   }
 }
@@ -172,44 +198,40 @@ describe('snapshots of the changed pages', () => {
       changes.noteWrite(PAGE_BYTES, 5, contents);
       const taken = changes.take(4 * PAGE_BYTES + 100);
       expect([...taken.pages]).toEqual([0, 1, 3]);
-      expect(taken.data.subarray(2 * PAGE_BYTES, 3 * PAGE_BYTES)).toEqual(contents.subarray(3 * PAGE_BYTES, 4 * PAGE_BYTES));
+      const data = pagesOf(taken);
+      expect(data.subarray(2 * PAGE_BYTES, 3 * PAGE_BYTES)).toEqual(contents.subarray(3 * PAGE_BYTES, 4 * PAGE_BYTES));
       expect(changes.changedPages).toBe(0);
       changes.markAgain([4, 0]);
       expect(changes.changedPages).toBe(2);
-      const header = Buffer.alloc(28 + 12);
-      header.write('LOREPAGE', 0, 'latin1');
-      header.writeUInt32LE(1, 8);
-      header.writeUInt32LE(PAGE_BYTES, 12);
-      header.writeDoubleLE(taken.fileBytes, 16);
-      header.writeUInt32LE(3, 24);
-      [0, 1, 3].forEach((page, i) => header.writeUInt32LE(page, 28 + 4 * i));
-      const decoded = decodeSnapshotPages(Buffer.concat([header, taken.data]));
+      const decoded = decodeSnapshotPages(Buffer.concat([encodeSnapshotPagesHeader(taken.pages, taken.fileBytes), data]));
       expect(decoded.pages).toEqual(taken.pages);
-      expect(new Uint8Array(decoded.data)).toEqual(taken.data);
+      expect(pagesOf(decoded)).toEqual(data);
       expect(decoded.fileBytes).toBe(4 * PAGE_BYTES + 100);
     } finally {
+      changes.release();
       changes.dispose();
     }
   });
 
-  it("follow every write sql.js makes to the database file (the install's hook)", async () => {
-    const db = new (await loadSqlJs()).Database();
-    const changes = new FileChanges(sqlJsFileName(db));
-    try {
-      db.run('CREATE TABLE t (n INTEGER PRIMARY KEY, body TEXT)');
-      db.run('BEGIN');
-      for (let n = 0; n < 500; n++) db.run('INSERT INTO t VALUES (?, ?)', [n, 'x'.repeat(500)]);
-      db.run('COMMIT');
+  it("follow every write sql.js makes to the database file (the install's hook)", () =>
+    withTrackedDatabase(async (db, changes) => {
       const image = db.export();
       const taken = changes.take(image.length);
       // A new database: every page of it was written since, and the pages are the database.
       expect(taken.pages.length).toBe(image.length / PAGE_BYTES);
-      expect(await dump(taken.data)).toEqual(await dump(image));
-    } finally {
-      changes.dispose();
-      db.close();
-    }
-  });
+      expect(await dump(pagesOf(taken))).toEqual(await dump(image));
+    }));
+
+  it('read frozen pages as they were when taken, whatever is written to them after', () =>
+    withTrackedDatabase(async (db, changes) => {
+      const before = db.export();
+      const taken = changes.take(before.length);
+      // Every row rewritten and more added (the file grows) while the snapshot would be writing.
+      db.run("UPDATE t SET body = 'y' || body");
+      for (let n = 500; n < 700; n++) db.run('INSERT INTO t VALUES (?, ?)', [n, 'z'.repeat(500)]);
+      expect(changes.changedPages).toBeGreaterThan(taken.pages.length);
+      expect(await dump(pagesOf(taken))).toEqual(await dump(before));
+    }));
 
   it('refuse to run on a sql.js without the hook: snapshots would miss changes', () => {
     // A fresh process whose first sql.js is one without Lore's hooks (sql.js keeps its first configuration).

@@ -1,41 +1,58 @@
 /**
- * Which pages of a database file changed since the snapshot on disk, told by sql.js's write hook
- * (`onFileWrite`, added by scripts/patch-sqljs.mjs). A snapshot then writes those pages into the
- * snapshot file (snapshot-delta.ts) instead of the whole image: at 1,000,000 statements, 64 MiB
- * of journal changes a few percent of a 2.2 GB database.
+ * Which pages of a database file changed since the snapshot on disk, told by sql.js's write hooks
+ * (`beforeFileWrite` and `onFileWrite`, added by scripts/patch-sqljs.mjs). A snapshot then writes
+ * those pages into the snapshot file (snapshot-pages.ts) instead of the whole image: at 1,000,000
+ * statements, 64 MiB of journal changes a few percent of a 2.2 GB database.
  *
  * Every write SQLite makes to the database file goes through the in-memory file system's write, so
- * the hook sees them all (a COMMIT writes each changed page there before it returns). Pages are
+ * the hooks see them all (a COMMIT writes each changed page there before it returns). Pages are
  * counted in PAGE_BYTES units whatever SQLite's page size: a change smaller than a unit marks the
  * unit, so nothing is missed.
+ *
+ * A snapshot does not copy its pages when it starts (a copy of 170 MB of pages scattered over
+ * gigabytes held every request for half a second, measured at 1,000,000 statements). It freezes
+ * them (`take`): they are read from the live file as the snapshot writes them, and a write to one
+ * of them before then first keeps its frozen contents aside (copy on write).
  */
 
 export const PAGE_BYTES = 4096;
-/**
- * `take` copies into one buffer kept from snapshot to snapshot, up to this size: fresh memory is
- * paid page by page when first written (measured: 41,000 pages copied in 125 ms into a fresh
- * buffer, 30 ms into a used one, and that copy is a pause for every request).
- */
-const KEPT_BUFFER_MAX_BYTES = 256 * 1024 * 1024;
 
-/** The pages written since `take` last ran, with their contents at the moment of taking. */
-export interface ChangedPages {
+/** Pages of a database file as they were at one moment, read a run at a time. */
+export interface PageSource {
   /** Ascending page numbers (byte offset = page × PAGE_BYTES). */
-  pages: Uint32Array;
+  readonly pages: Uint32Array;
+  /** The file's size at that moment: the snapshot file is cut (or extended) to it. */
+  readonly fileBytes: number;
   /**
-   * The pages' bytes, PAGE_BYTES each, in the order of `pages` (the last page of the file may be
-   * cut short). Valid until the next `take` (the buffer is reused).
+   * Copies the pages at indexes [from, to) of `pages` into `into`, PAGE_BYTES each (the last page
+   * of the file may be cut short: the rest of its slot is left as it was).
    */
-  data: Uint8Array;
-  /** The file's size: the snapshot file is cut (or extended) to it. */
-  fileBytes: number;
+  copy(from: number, to: number, into: Uint8Array): void;
+}
+
+/** Pages already in memory, PAGE_BYTES each in the order of `pages`: a pages file read back. */
+export function pagesInMemory(pages: Uint32Array, data: Uint8Array, fileBytes: number): PageSource {
+  return {
+    pages,
+    fileBytes,
+    copy: (from, to, into) => into.set(data.subarray(from * PAGE_BYTES, to * PAGE_BYTES)),
+  };
 }
 
 const trackers = new Map<string, FileChanges>();
 
+/** The hook sql.js calls before each write to a file of its memory file system. */
+export function beforeFileWrite(name: string, position: number, length: number, contents: Uint8Array | undefined): void {
+  trackers.get(name)?.beforeWrite(position, length, contents);
+}
+
 /** The hook sql.js calls after each write to a file of its memory file system. */
 export function onFileWrite(name: string, position: number, length: number, contents: Uint8Array): void {
   trackers.get(name)?.noteWrite(position, length, contents);
+}
+
+function pageRange(position: number, length: number): [first: number, last: number] {
+  return [Math.floor(position / PAGE_BYTES), Math.floor((position + length - 1) / PAGE_BYTES)];
 }
 
 export class FileChanges {
@@ -43,7 +60,7 @@ export class FileChanges {
   private changed: number[] = [];
   /** The file's storage as of the last write (sql.js may move a small file to larger storage as it grows). */
   private contents: Uint8Array | null = null;
-  private kept: Uint8Array | null = null;
+  private frozen: FrozenPages | null = null;
 
   /** Follows the file `name` (sql.js's `db.filename`) from now on: writes made before are not changes. */
   constructor(private readonly name: string) {
@@ -54,35 +71,36 @@ export class FileChanges {
     return this.changed.length;
   }
 
+  beforeWrite(position: number, length: number, contents: Uint8Array | undefined): void {
+    if (this.frozen && contents && length > 0) this.frozen.preserve(position, length, contents);
+  }
+
   noteWrite(position: number, length: number, contents: Uint8Array): void {
     this.contents = contents;
     if (length <= 0) return;
-    const last = Math.floor((position + length - 1) / PAGE_BYTES);
-    if (last >= this.marked.length) this.grow(last + 1);
-    for (let page = Math.floor(position / PAGE_BYTES); page <= last; page++) {
-      if (this.marked[page]) continue;
-      this.marked[page] = 1;
-      this.changed.push(page);
-    }
+    const [first, last] = pageRange(position, length);
+    for (let page = first; page <= last; page++) this.mark(page);
   }
 
   /**
-   * The changed pages of a file of `fileBytes` with their contents now, and a fresh start: later
-   * writes are changes after this moment. Pages at or past the end are dropped (the file is cut).
+   * The changed pages of a file of `fileBytes` as they are now, frozen until `release`, and a fresh
+   * start: later writes are changes after this moment. Pages at or past the end are dropped (the
+   * file is cut). One snapshot at a time: the previous one must be released first.
    */
-  take(fileBytes: number): ChangedPages {
+  take(fileBytes: number): PageSource {
+    if (this.frozen) throw new Error('the pages of the previous snapshot are still frozen');
     const pages = Uint32Array.from(this.changed.filter((page) => page * PAGE_BYTES < fileBytes)).sort();
-    const data = this.buffer(pages.length * PAGE_BYTES);
-    const contents = this.contents;
-    if (pages.length > 0 && (!contents || contents.length < fileBytes)) {
-      throw new Error(`the database file is ${contents?.length ?? 0} bytes where ${fileBytes} were expected`);
+    if (pages.length > 0 && (!this.contents || this.contents.length < fileBytes)) {
+      throw new Error(`the database file is ${this.contents?.length ?? 0} bytes where ${fileBytes} were expected`);
     }
-    pages.forEach((page, i) => {
-      const from = page * PAGE_BYTES;
-      data.set(contents!.subarray(from, Math.min(from + PAGE_BYTES, fileBytes)), i * PAGE_BYTES);
-    });
     this.forget();
-    return { pages, data, fileBytes };
+    this.frozen = new FrozenPages(pages, fileBytes, () => this.contents!);
+    return this.frozen;
+  }
+
+  /** The snapshot that took the frozen pages is over: they are read no more. */
+  release(): void {
+    this.frozen = null;
   }
 
   /**
@@ -103,12 +121,7 @@ export class FileChanges {
 
   /** Counts `pages` as changed again: a snapshot that took them did not reach the disk. */
   markAgain(pages: Iterable<number>): void {
-    for (const page of pages) {
-      if (page >= this.marked.length) this.grow(page + 1);
-      if (this.marked[page]) continue;
-      this.marked[page] = 1;
-      this.changed.push(page);
-    }
+    for (const page of pages) this.mark(page);
   }
 
   /** Nothing is a change any more (the whole image was just written). */
@@ -122,18 +135,51 @@ export class FileChanges {
     if (trackers.get(this.name) === this) trackers.delete(this.name);
   }
 
-  private buffer(bytes: number): Uint8Array {
-    if (this.kept && this.kept.length >= bytes) return this.kept.subarray(0, bytes);
-    // Room for the next snapshot to be a little larger without a new buffer.
-    const size = Math.ceil((bytes * 1.25) / PAGE_BYTES) * PAGE_BYTES;
-    if (size > KEPT_BUFFER_MAX_BYTES) return new Uint8Array(bytes);
-    this.kept = new Uint8Array(size);
-    return this.kept.subarray(0, bytes);
+  private mark(page: number): void {
+    if (page >= this.marked.length) {
+      const marked = new Uint8Array(Math.max(page + 1, this.marked.length * 2, 1024));
+      marked.set(this.marked);
+      this.marked = marked;
+    }
+    if (this.marked[page]) return;
+    this.marked[page] = 1;
+    this.changed.push(page);
+  }
+}
+
+/** A snapshot's pages: read from the live file, or from the copy kept when a write came first. */
+class FrozenPages implements PageSource {
+  private readonly frozen: Uint8Array;
+  private readonly kept = new Map<number, Uint8Array>();
+
+  constructor(
+    readonly pages: Uint32Array,
+    readonly fileBytes: number,
+    private readonly live: () => Uint8Array,
+  ) {
+    this.frozen = new Uint8Array(pages.length > 0 ? pages[pages.length - 1]! + 1 : 0);
+    for (const page of pages) this.frozen[page] = 1;
   }
 
-  private grow(pages: number): void {
-    const marked = new Uint8Array(Math.max(pages, this.marked.length * 2, 1024));
-    marked.set(this.marked);
-    this.marked = marked;
+  /** Before a write over bytes of frozen pages not kept yet: keeps their contents as frozen. */
+  preserve(position: number, length: number, contents: Uint8Array): void {
+    const [first, last] = pageRange(position, length);
+    for (let page = first; page <= last && page < this.frozen.length; page++) {
+      if (!this.frozen[page] || this.kept.has(page)) continue;
+      const from = page * PAGE_BYTES;
+      this.kept.set(page, contents.slice(from, Math.min(from + PAGE_BYTES, this.fileBytes)));
+    }
+  }
+
+  copy(from: number, to: number, into: Uint8Array): void {
+    const live = this.live();
+    for (let i = from; i < to; i++) {
+      const page = this.pages[i]!;
+      const start = page * PAGE_BYTES;
+      const end = Math.min(start + PAGE_BYTES, this.fileBytes);
+      const kept = this.kept.get(page);
+      if (!kept && live.length < end) throw new Error(`the database file shrank below page ${page} while a snapshot read it`);
+      into.set(kept ?? live.subarray(start, end), (i - from) * PAGE_BYTES);
+    }
   }
 }

@@ -127,23 +127,12 @@ export const nodeStorageFs: StorageFs = {
  */
 export const FLUSH_EVERY_BYTES = 64 * 1024 * 1024;
 
-/** Writes `data` (one buffer, or parts one after another) as the whole file and fdatasyncs it (along the way, every FLUSH_EVERY_BYTES). */
-export function writeFileDurably(fs: StorageFs, file: string, data: Uint8Array | readonly Uint8Array[]): Promise<void> {
-  const parts = data instanceof Uint8Array ? [data] : data;
+/** Writes `data` as the whole file and fdatasyncs it (along the way, every FLUSH_EVERY_BYTES). */
+export function writeFileDurably(fs: StorageFs, file: string, data: Uint8Array): Promise<void> {
   return changeDurably(fs, file, { truncate: true }, async (handle) => {
-    let position = 0;
-    let unsynced = 0;
-    for (const part of parts) {
-      for (let at = 0; at < part.length; at += FLUSH_EVERY_BYTES) {
-        const chunk = part.subarray(at, at + FLUSH_EVERY_BYTES);
-        if (unsynced >= FLUSH_EVERY_BYTES) {
-          await handle.datasync();
-          unsynced = 0;
-        }
-        await handle.write(chunk, position);
-        position += chunk.length;
-        unsynced += chunk.length;
-      }
+    for (let at = 0; at < data.length; at += FLUSH_EVERY_BYTES) {
+      await handle.write(data.subarray(at, at + FLUSH_EVERY_BYTES), at);
+      if (at + FLUSH_EVERY_BYTES < data.length) await handle.datasync();
     }
   });
 }

@@ -9,7 +9,7 @@ import initSqlJs from 'sql.js';
 import type { SqlJsStatic } from 'sql.js';
 import { DefinitionCache } from './activities';
 import { SNAPSHOT_FILE } from './data-dir-files';
-import { FileChanges, onFileWrite } from './file-changes';
+import { FileChanges, beforeFileWrite, onFileWrite } from './file-changes';
 import { allocateFileStorage, imageStorageFor } from './file-storage';
 import { truncateDurably } from './fs';
 import { PendingIngestion } from './ingestion';
@@ -30,7 +30,7 @@ export function loadSqlJs(wasmPath: string): Promise<SqlJsStatic> {
   if (!loading) {
     loading = fsp.readFile(wasmPath).then((bytes) => {
       // The hooks scripts/patch-sqljs.mjs adds (file-storage.ts and file-changes.ts say why).
-      const config = { wasmBinary: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), allocateFileStorage, onFileWrite };
+      const config = { wasmBinary: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), allocateFileStorage, beforeFileWrite, onFileWrite };
       return initSqlJs(config).then(assertFileHooks);
     });
     sqlJsByWasm.set(wasmPath, loading);

@@ -8,39 +8,43 @@
  * `lore.sqlite` partly written, and the next open (loadDatabase) writes the pages file into it
  * again before reading it: writing a page twice gives the same page.
  *
+ * Pages are read from their source a chunk at a time, each chunk copied just before it is written
+ * (the source may be the live database file, frozen: file-changes.ts), so a snapshot holds no
+ * copy of all its pages at once.
+ *
  * File format (little-endian): the magic `LOREPAGE`, u32 format version (1), u32 page size
  * (PAGE_BYTES), f64 the database file's size, u32 the number of pages N, N × u32 page numbers
  * (ascending), then N pages.
  */
 import path from 'node:path';
-import type { StorageFs } from './fs';
-import { FLUSH_EVERY_BYTES, writeFileDurably } from './fs';
-import { PAGE_BYTES } from './file-changes';
-import type { ChangedPages } from './file-changes';
 import { SNAPSHOT_FILE, SNAPSHOT_PAGES_FILE, SNAPSHOT_PAGES_TEMP_FILE } from './data-dir-files';
+import { PAGE_BYTES, pagesInMemory } from './file-changes';
+import type { PageSource } from './file-changes';
+import { FLUSH_EVERY_BYTES } from './fs';
+import type { StorageFileHandle, StorageFs } from './fs';
 
 const MAGIC = Buffer.from('LOREPAGE', 'latin1');
 const FORMAT_VERSION = 1;
 const FIXED_HEADER_BYTES = 8 + 4 + 4 + 8 + 4;
+/** Pages copied from the source per write, at most: 8 MiB. */
+const CHUNK_PAGES = 2048;
+const MAX_WRITES_IN_FLIGHT = 64;
+const MAX_BYTES_IN_FLIGHT = 32 * 1024 * 1024;
 
-/** The pages file's contents, as parts to write one after another: its header, then the pages. */
-export function encodeSnapshotPages(changes: ChangedPages): Uint8Array[] {
-  return [encodeHeader(changes), changes.data];
-}
-
-function encodeHeader(changes: ChangedPages): Uint8Array {
-  const header = Buffer.alloc(FIXED_HEADER_BYTES + 4 * changes.pages.length);
+/** The pages file's header: everything before the pages themselves. */
+export function encodeSnapshotPagesHeader(pages: Uint32Array, fileBytes: number): Uint8Array {
+  const header = Buffer.alloc(FIXED_HEADER_BYTES + 4 * pages.length);
   MAGIC.copy(header, 0);
   header.writeUInt32LE(FORMAT_VERSION, 8);
   header.writeUInt32LE(PAGE_BYTES, 12);
-  header.writeDoubleLE(changes.fileBytes, 16);
-  header.writeUInt32LE(changes.pages.length, 24);
-  for (const [i, page] of changes.pages.entries()) header.writeUInt32LE(page, FIXED_HEADER_BYTES + 4 * i);
+  header.writeDoubleLE(fileBytes, 16);
+  header.writeUInt32LE(pages.length, 24);
+  for (const [i, page] of pages.entries()) header.writeUInt32LE(page, FIXED_HEADER_BYTES + 4 * i);
   return header;
 }
 
 /** The pages file's contents, or an error naming what is wrong with it. */
-export function decodeSnapshotPages(bytes: Uint8Array): ChangedPages {
+export function decodeSnapshotPages(bytes: Uint8Array): PageSource {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const fail = (why: string) => new Error(`${SNAPSHOT_PAGES_FILE} is damaged (${why})`);
   if (buf.length < FIXED_HEADER_BYTES || !buf.subarray(0, 8).equals(MAGIC)) throw fail('not a pages file');
@@ -53,14 +57,78 @@ export function decodeSnapshotPages(bytes: Uint8Array): ChangedPages {
   if (buf.length !== dataAt + count * PAGE_BYTES) throw fail(`${buf.length} bytes for ${count} pages`);
   const pages = new Uint32Array(count);
   for (let i = 0; i < count; i++) pages[i] = buf.readUInt32LE(FIXED_HEADER_BYTES + 4 * i);
-  return { pages, data: buf.subarray(dataAt), fileBytes };
+  return pagesInMemory(pages, buf.subarray(dataAt), fileBytes);
 }
 
-/** Puts `changes` on disk as the complete pages file (temp file, fdatasync, rename, directory sync). */
-export async function writeSnapshotPages(fs: StorageFs, dataDir: string, changes: ChangedPages): Promise<void> {
+/**
+ * Writes the pages of `source` in runs (`contiguous(i)`: page index `i` may share its
+ * predecessor's write; a run holds at most CHUNK_PAGES), `at(i)` giving the position of the run
+ * that starts at index `i`. Each run is copied from the source just before its write is issued,
+ * and up to MAX_WRITES_IN_FLIGHT writes (MAX_BYTES_IN_FLIGHT) are under way at once: the changed pages of a large
+ * database are scattered, tens of thousands of small writes, and waiting for each in turn costs an
+ * event-loop turn each while requests are served (measured: 42,000 pages took 41 s one at a time
+ * under load). Everything is fdatasynced along the way (every FLUSH_EVERY_BYTES), so the
+ * journal's own fdatasyncs do not queue behind all of it.
+ */
+async function writePages(
+  handle: StorageFileHandle,
+  source: PageSource,
+  at: (index: number) => number,
+  contiguous: (index: number) => boolean,
+): Promise<void> {
+  // Each write's failure is caught as it happens (an unhandled rejection would end the process)
+  // and reported once the writes before it are awaited.
+  const inFlight: Array<{ done: Promise<void>; bytes: number }> = [];
+  let inFlightBytes = 0;
+  let failure: { error: unknown } | null = null;
+  const settle = async (count: number) => {
+    for (const write of inFlight.splice(0, count)) {
+      await write.done;
+      inFlightBytes -= write.bytes;
+    }
+    if (failure) throw failure.error;
+  };
+  let unsynced = 0;
+  try {
+    for (let first = 0; first < source.pages.length; ) {
+      let end = first + 1;
+      while (end < source.pages.length && end - first < CHUNK_PAGES && contiguous(end)) end++;
+      // Copied when its write is issued: the bytes in flight are the source's, whatever is written to the file meanwhile.
+      const run = new Uint8Array((end - first) * PAGE_BYTES);
+      source.copy(first, end, run);
+      inFlight.push({ done: handle.write(run, at(first)).catch((error: unknown) => void (failure ??= { error })), bytes: run.length });
+      inFlightBytes += run.length;
+      unsynced += run.length;
+      if (unsynced >= FLUSH_EVERY_BYTES) {
+        await settle(inFlight.length);
+        await handle.datasync();
+        unsynced = 0;
+      } else if (inFlight.length >= MAX_WRITES_IN_FLIGHT || inFlightBytes >= MAX_BYTES_IN_FLIGHT) {
+        await settle(1);
+      }
+      first = end;
+    }
+    await settle(inFlight.length);
+  } finally {
+    // No write may still be under way when the caller closes the file (or reports a failure).
+    await Promise.all(inFlight.splice(0).map((write) => write.done));
+  }
+}
+
+/** Puts `source` on disk as the complete pages file (temp file, fdatasync, rename, directory sync). */
+export async function writeSnapshotPages(fs: StorageFs, dataDir: string, source: PageSource): Promise<void> {
   const temp = path.join(dataDir, SNAPSHOT_PAGES_TEMP_FILE);
   try {
-    await writeFileDurably(fs, temp, encodeSnapshotPages(changes));
+    const handle = await fs.open(temp, { truncate: true });
+    try {
+      const header = encodeSnapshotPagesHeader(source.pages, source.fileBytes);
+      await handle.write(header, 0);
+      // The file holds every page whole, one after another.
+      await writePages(handle, source, (i) => header.length + i * PAGE_BYTES, () => true);
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
     await fs.rename(temp, path.join(dataDir, SNAPSHOT_PAGES_FILE));
     await fs.syncDir(dataDir);
   } catch (err) {
@@ -70,28 +138,16 @@ export async function writeSnapshotPages(fs: StorageFs, dataDir: string, changes
 }
 
 /**
- * Writes the pages into `lore.sqlite` in place, cuts it to the database's size, syncs it, and
- * removes the pages file. Consecutive pages go in one write.
+ * Writes the pages into `lore.sqlite` in place (consecutive pages in one write), cuts it to the
+ * database's size, syncs it, and removes the pages file.
  */
-export async function applySnapshotPages(fs: StorageFs, dataDir: string, changes: ChangedPages): Promise<void> {
-  const { pages, data, fileBytes } = changes;
+export async function applySnapshotPages(fs: StorageFs, dataDir: string, source: PageSource): Promise<void> {
+  const { pages } = source;
   const handle = await fs.open(path.join(dataDir, SNAPSHOT_FILE), { truncate: false });
   try {
-    let unsynced = 0;
-    for (let first = 0; first < pages.length; ) {
-      let end = first + 1;
-      while (end < pages.length && pages[end] === pages[end - 1]! + 1) end++;
-      await handle.write(data.subarray(first * PAGE_BYTES, end * PAGE_BYTES), pages[first]! * PAGE_BYTES);
-      unsynced += (end - first) * PAGE_BYTES;
-      // Synced along the way, as writeFileDurably does: the journal's fdatasyncs would queue behind all of it.
-      if (unsynced >= FLUSH_EVERY_BYTES) {
-        await handle.datasync();
-        unsynced = 0;
-      }
-      first = end;
-    }
+    await writePages(handle, source, (i) => pages[i]! * PAGE_BYTES, (i) => pages[i] === pages[i - 1]! + 1);
     // Also drops what the last page wrote past the end (a page is a whole unit, the file need not be).
-    await handle.truncate(fileBytes);
+    await handle.truncate(source.fileBytes);
     await handle.datasync();
   } finally {
     await handle.close();
@@ -109,7 +165,7 @@ export async function finishSnapshotPages(fs: StorageFs, dataDir: string): Promi
   await fs.unlink(path.join(dataDir, SNAPSHOT_PAGES_TEMP_FILE));
   const bytes = await fs.readFile(path.join(dataDir, SNAPSHOT_PAGES_FILE));
   if (bytes === null) return 0;
-  const changes = decodeSnapshotPages(bytes);
-  await applySnapshotPages(fs, dataDir, changes);
-  return changes.pages.length;
+  const source = decodeSnapshotPages(bytes);
+  await applySnapshotPages(fs, dataDir, source);
+  return source.pages.length;
 }

@@ -11,7 +11,7 @@ import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PAGE_BYTES } from '../../../src-server/storage/sqljs/file-changes';
-import { encodeSnapshotPages } from '../../../src-server/storage/sqljs/snapshot-pages';
+import { encodeSnapshotPagesHeader } from '../../../src-server/storage/sqljs/snapshot-pages';
 import { createRng, uuidFrom, type Rng } from '../lib/prng';
 import { createStoreAndKey, killHard, startService, stopGracefully, xapiHeaders, type ServiceProcess } from '../lib/service';
 import { formatSummary, type SummaryLine } from '../lib/stats';
@@ -437,7 +437,7 @@ const DAMAGE_CASES: DamageCase[] = [
         if (rng.int(0, 1) === 1 && page * PAGE_BYTES < half.length) changes.data.copy(half, page * PAGE_BYTES, i * PAGE_BYTES, (i + 1) * PAGE_BYTES);
       });
       writeFileSync(file, half);
-      writeFileSync(join(dataDir, 'lore.sqlite.pages'), Buffer.concat(encodeSnapshotPages(changes)));
+      writeFileSync(join(dataDir, 'lore.sqlite.pages'), Buffer.concat([encodeSnapshotPagesHeader(changes.pages, changes.fileBytes), changes.data]));
       return { lost: [], journal: false };
     },
   },
