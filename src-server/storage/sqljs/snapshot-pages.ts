@@ -152,8 +152,10 @@ export async function applySnapshotPages(fs: StorageFs, dataDir: string, source:
   } finally {
     await handle.close();
   }
+  // The removal need not be durable (no directory sync): a pages file that comes back after a
+  // crash is the last snapshot's, whose pages lore.sqlite holds already (any later one renames its
+  // own over it first), and writing them again changes nothing.
   await fs.unlink(path.join(dataDir, SNAPSHOT_PAGES_FILE));
-  await fs.syncDir(dataDir);
 }
 
 /**
