@@ -4,7 +4,7 @@
  * the acknowledged writes.
  */
 import { execFileSync } from 'node:child_process';
-import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Database } from 'sql.js';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -187,6 +187,18 @@ describe('snapshots of the changed pages', () => {
     const crashed = await crashCopy(storage.dataDir);
     await writeFile(path.join(crashed, SNAPSHOT_PAGES_FILE), Buffer.from('LOREPAGE'));
     await expect(openIn(crashed)).rejects.toThrow(/lore\.sqlite\.pages is damaged/);
+  });
+
+  it('refuse to open when a pages file is there without the snapshot it changes', async () => {
+    const storage = await track(openIn(await tempDir()));
+    await withStore(storage);
+    await storage.snapshot();
+    const crashed = await crashCopy(storage.dataDir);
+    const pages = new Uint32Array([0]);
+    await writeFile(path.join(crashed, SNAPSHOT_PAGES_FILE), Buffer.concat([encodeSnapshotPagesHeader(pages, PAGE_BYTES), new Uint8Array(PAGE_BYTES)]));
+    await rm(path.join(crashed, SNAPSHOT_FILE));
+    await expect(openIn(crashed)).rejects.toThrow(/lore\.sqlite\.pages is there but lore\.sqlite is not/);
+    expect(await readdir(crashed)).not.toContain(SNAPSHOT_FILE);
   });
 
   it('a pages file round-trips: page numbers, contents and the file size', () => {

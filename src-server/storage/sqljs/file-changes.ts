@@ -9,6 +9,10 @@
  * counted in PAGE_BYTES units whatever SQLite's page size: a change smaller than a unit marks the
  * unit, so nothing is missed.
  *
+ * The file is never cut while the storage runs (no VACUUM, no auto_vacuum; a rolled-back
+ * transaction cuts it back only to its size before that transaction): sql.js resizes a file
+ * without the hooks, so a cut below frozen pages followed by new writes would go unseen.
+ *
  * A snapshot does not copy its pages when it starts (a copy of 170 MB of pages scattered over
  * gigabytes held every request for half a second, measured at 1,000,000 statements). It freezes
  * them (`take`): they are read from the live file as the snapshot writes them, and a write to one
@@ -98,6 +102,11 @@ export class FileChanges {
     return this.frozen;
   }
 
+  /** Frozen pages whose contents were kept aside because a write came first. */
+  get keptFrozenPages(): number {
+    return this.frozen?.keptPages ?? 0;
+  }
+
   /** The snapshot that took the frozen pages is over: they are read no more. */
   release(): void {
     this.frozen = null;
@@ -159,6 +168,10 @@ class FrozenPages implements PageSource {
   ) {
     this.frozen = new Uint8Array(pages.length > 0 ? pages[pages.length - 1]! + 1 : 0);
     for (const page of pages) this.frozen[page] = 1;
+  }
+
+  get keptPages(): number {
+    return this.kept.size;
   }
 
   /** Before a write over bytes of frozen pages not kept yet: keeps their contents as frozen. */

@@ -40,22 +40,29 @@ export function loadSqlJs(wasmPath: string): Promise<SqlJsStatic> {
 }
 
 /**
- * Snapshots write only the pages the write hook reported (file-changes.ts): without it they would
- * silently miss changes. The hook is missing when the install's patch did not run, or when this
- * process instantiated sql.js before (sql.js keeps its first configuration).
+ * Snapshots write only the pages the write hooks reported, and read frozen pages through them
+ * (file-changes.ts): without them they would silently miss changes. They are missing when the
+ * install's patch did not run, or when this process instantiated sql.js before (sql.js keeps its
+ * first configuration). A probe database checks both: its writes are seen, and a write over a
+ * frozen page keeps the page's contents first.
  */
 function assertFileHooks(SQL: SqlJsStatic): SqlJsStatic {
   const db = new SQL.Database();
   const probe = new FileChanges(sqlJsFileName(db));
   try {
     db.run('CREATE TABLE probe (n INTEGER)');
-    if (probe.changedPages === 0) {
+    const seen = probe.changedPages > 0;
+    const [pages, pageSize] = db.exec('SELECT page_count, page_size FROM pragma_page_count(), pragma_page_size()')[0]!.values[0] as number[];
+    probe.take(pages! * pageSize!);
+    db.run('INSERT INTO probe VALUES (1)');
+    if (!seen || probe.keptFrozenPages === 0) {
       throw new Error(
         "sql.js runs without Lore's file hooks: run `npm install` (its postinstall patches sql.js), and load sql.js only through the storage",
       );
     }
     return SQL;
   } finally {
+    probe.release();
     probe.dispose();
     db.close();
   }

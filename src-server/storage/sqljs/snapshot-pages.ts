@@ -168,6 +168,14 @@ export async function finishSnapshotPages(fs: StorageFs, dataDir: string): Promi
   const bytes = await fs.readFile(path.join(dataDir, SNAPSHOT_PAGES_FILE));
   if (bytes === null) return 0;
   const source = decodeSnapshotPages(bytes);
+  if (!(await fs.readdir(dataDir)).includes(SNAPSHOT_FILE)) {
+    // The pages are changes to a snapshot: alone they are not a database (a restore interrupted, a file moved by hand).
+    throw new Error(`${SNAPSHOT_PAGES_FILE} is there but ${SNAPSHOT_FILE} is not; not opening. Restore the data directory from a backup.`);
+  }
+  // The rename that made the pages file may not be durable yet (a crash right after it, or a
+  // failed directory sync before a reload): it must be before lore.sqlite changes, or a power loss
+  // could leave lore.sqlite half written with nothing to finish it.
+  await fs.syncDir(dataDir);
   await applySnapshotPages(fs, dataDir, source);
   return source.pages.length;
 }
