@@ -55,8 +55,8 @@ export interface LoadResult {
 }
 
 /**
- * User + system CPU time of a process and of its children it has waited for (the service's
- * background snapshots run in a child process), in µs (Linux /proc; clock ticks of 10 ms), or null.
+ * User + system CPU time of a process and of its children it has waited for (so work a service
+ * hands to a child process is counted), in µs (Linux /proc; clock ticks of 10 ms), or null.
  */
 export function cpuMicros(pid: number | undefined): number | null {
   if (pid === undefined) return null;

@@ -88,7 +88,7 @@ export function analyseProfile(dir: string, window?: { fromUs: number; toUs: num
   const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
   if (!file) throw new Error(`no .cpuprofile in ${dir}`);
   const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
-  // The build's files (main.js and the chunks it shares with the background snapshot's entry) with their source maps.
+  // The build's files (main.js and any chunks it loads) with their source maps.
   const buildDir = `file://${dirname(SERVICE_MAIN)}/`;
   const maps = new Map<string, SourceMap | null>();
   const sourceMapOf = (url: string): SourceMap | null => {

@@ -100,7 +100,7 @@ async function closedAndReopened(): Promise<ContractSubject> {
 /**
  * "Reopen" is a crash: a copy of the files as they are, without close() and its snapshot. flush()
  * only journals the coalesced last-used times (which a crash may lose by design) and lets a
- * background snapshot finish, so the copy is one a crash could leave.
+ * snapshot under way finish, so the copy is one a crash could leave.
  */
 async function crashedAndReopened(options: Partial<SqljsStorageOptions> = {}): Promise<ContractSubject> {
   let current = await openIn(await tempDir(), options);
