@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import { StorageUnavailableError } from '../errors';
 import { applyTouch } from './api-keys';
-import { nodeStorageFs, truncateDurably, writeFileDurably } from './fs';
+import { nodeStorageFs, replaceFileDurably, truncateDurably, writeFileDurably } from './fs';
 import type { StorageFs } from './fs';
 import { PAGE_BYTES } from './file-changes';
 import type { FileChanges } from './file-changes';
@@ -319,17 +319,9 @@ export class DurableDatabase {
     const image = this.changes.takeWhole(this.databaseBytes);
     const copiedMs = performance.now() - started;
     const { covered, previousDurable } = this.rotateJournalAfter(journalSeq);
-    const temp = path.join(this.dataDir, SNAPSHOT_TEMP_FILE);
-    try {
-      // The image may hold records still in flight: it must not become the snapshot before they are durable.
-      await previousDurable;
-      await writeFileDurably(this.fs, temp, image);
-      await this.fs.rename(temp, path.join(this.dataDir, SNAPSHOT_FILE));
-      await this.fs.syncDir(this.dataDir);
-    } catch (err) {
-      await this.fs.unlink(temp).catch(() => {});
-      throw err;
-    }
+    // The image may hold records still in flight: it must not become the snapshot before they are durable.
+    await previousDurable;
+    await replaceFileDurably(this.fs, path.join(this.dataDir, SNAPSHOT_FILE), path.join(this.dataDir, SNAPSHOT_TEMP_FILE), image);
     await this.snapshotWritten(journalSeq, covered);
     this.log(
       `snapshot written: ${image.length} bytes, journal seq ${journalSeq}, ` +

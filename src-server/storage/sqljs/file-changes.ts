@@ -94,9 +94,7 @@ export class FileChanges {
   take(fileBytes: number): PageSource {
     if (this.frozen) throw new Error('the pages of the previous snapshot are still frozen');
     const pages = Uint32Array.from(this.changed.filter((page) => page * PAGE_BYTES < fileBytes)).sort();
-    if (pages.length > 0 && (!this.contents || this.contents.length < fileBytes)) {
-      throw new Error(`the database file is ${this.contents?.length ?? 0} bytes where ${fileBytes} were expected`);
-    }
+    if (pages.length > 0) this.storageOf(fileBytes);
     this.forget();
     this.frozen = new FrozenPages(pages, fileBytes, () => this.contents!);
     return this.frozen;
@@ -119,11 +117,7 @@ export class FileChanges {
    * image it made would not be the file the changed pages belong to.)
    */
   takeWhole(fileBytes: number): Uint8Array {
-    const contents = this.contents;
-    if (!contents || contents.length < fileBytes) {
-      throw new Error(`the database file is ${contents?.length ?? 0} bytes where ${fileBytes} were expected`);
-    }
-    const image = contents.slice(0, fileBytes);
+    const image = this.storageOf(fileBytes).slice(0, fileBytes);
     this.forget();
     return image;
   }
@@ -142,6 +136,14 @@ export class FileChanges {
   /** Stops following the file (its database is closed). */
   dispose(): void {
     if (trackers.get(this.name) === this) trackers.delete(this.name);
+  }
+
+  /** The file's storage, which must hold `fileBytes` (what SQLite says the file is). */
+  private storageOf(fileBytes: number): Uint8Array {
+    if (!this.contents || this.contents.length < fileBytes) {
+      throw new Error(`the database file is ${this.contents?.length ?? 0} bytes where ${fileBytes} were expected`);
+    }
+    return this.contents;
   }
 
   private mark(page: number): void {

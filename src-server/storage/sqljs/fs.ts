@@ -4,6 +4,7 @@
  */
 import { constants, promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
 
 export interface StorageFileHandle {
   /** Writes every byte of `data` at `position`. */
@@ -127,14 +128,38 @@ export const nodeStorageFs: StorageFs = {
  */
 export const FLUSH_EVERY_BYTES = 64 * 1024 * 1024;
 
+/** Writes `data` from the start of an open file, fdatasyncing along the way (every FLUSH_EVERY_BYTES). */
+async function writeFromStart(handle: StorageFileHandle, data: Uint8Array): Promise<void> {
+  for (let at = 0; at < data.length; at += FLUSH_EVERY_BYTES) {
+    await handle.write(data.subarray(at, at + FLUSH_EVERY_BYTES), at);
+    if (at + FLUSH_EVERY_BYTES < data.length) await handle.datasync();
+  }
+}
+
 /** Writes `data` as the whole file and fdatasyncs it (along the way, every FLUSH_EVERY_BYTES). */
 export function writeFileDurably(fs: StorageFs, file: string, data: Uint8Array): Promise<void> {
-  return changeDurably(fs, file, { truncate: true }, async (handle) => {
-    for (let at = 0; at < data.length; at += FLUSH_EVERY_BYTES) {
-      await handle.write(data.subarray(at, at + FLUSH_EVERY_BYTES), at);
-      if (at + FLUSH_EVERY_BYTES < data.length) await handle.datasync();
-    }
-  });
+  return changeDurably(fs, file, { truncate: true }, (handle) => writeFromStart(handle, data));
+}
+
+/**
+ * Replaces `file` as a whole: `temp` is written (`data`, or what `write` puts in the empty file)
+ * and fdatasynced, renamed over `file`, and the directory synced. On failure the temp file is
+ * removed and `file` is as it was.
+ */
+export async function replaceFileDurably(
+  fs: StorageFs,
+  file: string,
+  temp: string,
+  data: Uint8Array | ((handle: StorageFileHandle) => Promise<void>),
+): Promise<void> {
+  try {
+    await changeDurably(fs, temp, { truncate: true }, data instanceof Uint8Array ? (handle) => writeFromStart(handle, data) : data);
+    await fs.rename(temp, file);
+    await fs.syncDir(dirname(file));
+  } catch (err) {
+    await fs.unlink(temp).catch(() => {});
+    throw err;
+  }
 }
 
 /** Cuts the file to `size` bytes and fdatasyncs it. */
@@ -142,7 +167,8 @@ export function truncateDurably(fs: StorageFs, file: string, size: number): Prom
   return changeDurably(fs, file, { truncate: false }, (handle) => handle.truncate(size));
 }
 
-async function changeDurably(
+/** Opens `file`, lets `change` write to it, fdatasyncs and closes it (closed on failure too). */
+export async function changeDurably(
   fs: StorageFs,
   file: string,
   options: { truncate: boolean },

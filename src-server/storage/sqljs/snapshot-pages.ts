@@ -20,7 +20,7 @@ import path from 'node:path';
 import { SNAPSHOT_FILE, SNAPSHOT_PAGES_FILE, SNAPSHOT_PAGES_TEMP_FILE } from './data-dir-files';
 import { PAGE_BYTES, pagesInMemory } from './file-changes';
 import type { PageSource } from './file-changes';
-import { FLUSH_EVERY_BYTES } from './fs';
+import { FLUSH_EVERY_BYTES, changeDurably, replaceFileDurably } from './fs';
 import type { StorageFileHandle, StorageFs } from './fs';
 
 const MAGIC = Buffer.from('LOREPAGE', 'latin1');
@@ -117,24 +117,13 @@ async function writePages(
 
 /** Puts `source` on disk as the complete pages file (temp file, fdatasync, rename, directory sync). */
 export async function writeSnapshotPages(fs: StorageFs, dataDir: string, source: PageSource): Promise<void> {
-  const temp = path.join(dataDir, SNAPSHOT_PAGES_TEMP_FILE);
-  try {
-    const handle = await fs.open(temp, { truncate: true });
-    try {
-      const header = encodeSnapshotPagesHeader(source.pages, source.fileBytes);
-      await handle.write(header, 0);
-      // The file holds every page whole, one after another.
-      await writePages(handle, source, (i) => header.length + i * PAGE_BYTES, () => true);
-      await handle.datasync();
-    } finally {
-      await handle.close();
-    }
-    await fs.rename(temp, path.join(dataDir, SNAPSHOT_PAGES_FILE));
-    await fs.syncDir(dataDir);
-  } catch (err) {
-    await fs.unlink(temp).catch(() => {});
-    throw err;
-  }
+  const file = path.join(dataDir, SNAPSHOT_PAGES_FILE);
+  await replaceFileDurably(fs, file, path.join(dataDir, SNAPSHOT_PAGES_TEMP_FILE), async (handle) => {
+    const header = encodeSnapshotPagesHeader(source.pages, source.fileBytes);
+    await handle.write(header, 0);
+    // The file holds every page whole, one after another.
+    await writePages(handle, source, (i) => header.length + i * PAGE_BYTES, () => true);
+  });
 }
 
 /**
@@ -143,15 +132,11 @@ export async function writeSnapshotPages(fs: StorageFs, dataDir: string, source:
  */
 export async function applySnapshotPages(fs: StorageFs, dataDir: string, source: PageSource): Promise<void> {
   const { pages } = source;
-  const handle = await fs.open(path.join(dataDir, SNAPSHOT_FILE), { truncate: false });
-  try {
+  await changeDurably(fs, path.join(dataDir, SNAPSHOT_FILE), { truncate: false }, async (handle) => {
     await writePages(handle, source, (i) => pages[i]! * PAGE_BYTES, (i) => pages[i] === pages[i - 1]! + 1);
     // Also drops what the last page wrote past the end (a page is a whole unit, the file need not be).
     await handle.truncate(source.fileBytes);
-    await handle.datasync();
-  } finally {
-    await handle.close();
-  }
+  });
   // The removal need not be durable (no directory sync): a pages file that comes back after a
   // crash is the last snapshot's, whose pages lore.sqlite holds already (any later one renames its
   // own over it first), and writing them again changes nothing.
