@@ -51,22 +51,35 @@ export function findAttachmentRows(
 }
 
 /**
- * Maps a row in STATEMENT_COLUMNS order. The statement is parsed only when asked for: a page of
- * GET /statements in the default format is answered from the stored text (statementJson).
+ * A row in STATEMENT_COLUMNS order. The statement is parsed only when asked for: a page of GET
+ * /statements in the default format is answered from the stored text (statementJson). A class, so
+ * the getter lives on the prototype: an object literal with its own getter cost a page of 50 ~3%
+ * of a filtered GET's CPU at 1M statements.
  */
+class StoredStatementRow implements StoredStatement {
+  readonly seq: number;
+  readonly statementId: string;
+  readonly statementJson: string;
+  readonly stored: string;
+  readonly voided: boolean;
+  readonly keyId: string;
+  private parsed: Record<string, unknown> | undefined;
+
+  constructor(row: Row) {
+    this.seq = row[0] as number;
+    this.statementId = row[1] as string;
+    this.statementJson = row[2] as string;
+    this.stored = row[3] as string;
+    this.voided = row[4] === 1;
+    this.keyId = row[5] as string;
+  }
+
+  get statement(): Record<string, unknown> {
+    this.parsed ??= JSON.parse(this.statementJson) as Record<string, unknown>;
+    return this.parsed;
+  }
+}
+
 export function toStoredStatement(row: Row): StoredStatement {
-  const statementJson = row[2] as string;
-  let parsed: Record<string, unknown> | undefined;
-  return {
-    seq: row[0] as number,
-    statementId: row[1] as string,
-    get statement() {
-      parsed ??= JSON.parse(statementJson) as Record<string, unknown>;
-      return parsed;
-    },
-    statementJson,
-    stored: row[3] as string,
-    voided: row[4] === 1,
-    keyId: row[5] as string,
-  };
+  return new StoredStatementRow(row);
 }
