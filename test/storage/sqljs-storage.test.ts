@@ -52,6 +52,17 @@ describe('sql.js storage', () => {
       expect((await storage.stats(store.id)).statements).toBe(200);
     });
 
+    it('writes the records of one turn of the event loop with a single fdatasync', async () => {
+      const { fs, control } = instrumentedFs();
+      const storage = await track(openIn(await tempDir(), { fs }));
+      const store = await withStore(storage);
+      await storage.sync();
+      const before = control.datasyncs;
+      // As requests handled in one turn would: all appended before any is written.
+      await Promise.all(Array.from({ length: 10 }, () => storage.insertStatements(store.id, [makeStatement()])));
+      expect(control.datasyncs - before).toBe(1);
+    });
+
     it('resolves a write only after its record is fsynced', async () => {
       const { fs, control } = instrumentedFs();
       const storage = await track(openIn(await tempDir(), { fs }));

@@ -2,7 +2,8 @@
  * Group commit over the journal files. Records are appended to an in-memory batch; one drain loop
  * writes the whole batch with one write and one fdatasync, then resolves every caller waiting on
  * it. Records that arrive while a flush is under way form the next batch, so under load the
- * number of fsyncs follows the disk's pace, not the request rate.
+ * number of fsyncs follows the disk's pace, not the request rate; an idle loop starts at the end
+ * of the event loop's turn (kickSoon), so the records appended in one turn share a batch.
  *
  * A failed write or fdatasync rejects every waiting batch with StorageUnavailableError, drops
  * their records and stops the writer for good: the storage reloads its durable state from disk
@@ -64,6 +65,7 @@ export class JournalWriter {
   private readonly onFailed: (failure: StorageUnavailableError) => void;
   private segments: Segment[];
   private running = false;
+  private kickScheduled = false;
   private failure: StorageUnavailableError | null = null;
   /** The batch holding the newest record: durable when this resolves. */
   private last: Promise<void> = Promise.resolve();
@@ -103,8 +105,7 @@ export class JournalWriter {
     batch.chunks.push(record);
     batch.bytes += record.length;
     this.last = batch.promise;
-    // The drain may take this batch synchronously: hold on to its promise, not to `pending`.
-    this.kick();
+    this.kickSoon();
     return batch.promise;
   }
 
@@ -138,6 +139,21 @@ export class JournalWriter {
 
   private current(): Segment {
     return this.segments[this.segments.length - 1]!;
+  }
+
+  /**
+   * Starts the drain once the current turn of the event loop is over: the records appended by the
+   * requests this turn handles go out in one write and one fdatasync. Started at the first append,
+   * that record would go alone and the rest wait for its fdatasync before theirs, while its
+   * caller could not be answered before the turn ends anyway.
+   */
+  private kickSoon(): void {
+    if (this.running || this.failure || this.kickScheduled) return;
+    this.kickScheduled = true;
+    setImmediate(() => {
+      this.kickScheduled = false;
+      this.kick();
+    });
   }
 
   private kick(): void {
