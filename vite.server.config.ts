@@ -13,16 +13,13 @@ const root = import.meta.dirname;
 
 export default defineConfig({
   build: {
-    ssr: true,
+    ssr: resolve(root, 'src-server/main.ts'),
     outDir: resolve(root, 'out/server'),
     emptyOutDir: true,
     target: 'node20',
     minify: false,
     // Source maps let a CPU profile (`node --cpu-prof --enable-source-maps`) name our files.
     sourcemap: true,
-    rolldownOptions: {
-      input: { main: resolve(root, 'src-server/main.ts') },
-      output: { entryFileNames: '[name].js' },
-    },
+    rolldownOptions: { output: { entryFileNames: 'main.js' } },
   },
 });

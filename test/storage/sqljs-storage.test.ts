@@ -243,7 +243,7 @@ describe('sql.js storage', () => {
       const snapshot = storage.snapshot();
       writes.push(...Array.from({ length: 100 }, () => storage.insertStatements(store.id, [makeStatement()])));
       await Promise.all([snapshot, ...writes]);
-      // Prepared statements still work after the export.
+      // Prepared statements still work after the snapshot.
       await storage.insertStatements(store.id, [makeStatement()]);
       const copy = await track(openIn(await crashCopy(storage.dataDir)));
       expect((await copy.stats(store.id)).statements).toBe(202);
