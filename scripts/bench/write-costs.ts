@@ -1,0 +1,166 @@
+/**
+ * `tsx scripts/bench/write-costs.ts [--statements N]`
+ *
+ * Where the CPU of a batched statement write goes, per statement, without HTTP, and what that
+ * allows on one thread — to read beside the throughput targets (a batched POST of ≥ 30,000
+ * statements/s leaves 33 µs of one core per statement):
+ * - each stage of the write path that runs before storage, one at a time over the same statements
+ *   (JSON.parse, validation, preparation, index terms, signature, the received form);
+ * - the whole write path without HTTP (recordStatements, batches of 100, into a fresh embedded
+ *   storage: journal and fsync included);
+ * - the engine's floor: sql.js running only the INSERTs a statement needs (its row with the
+ *   statements table's indexes, and its index-term postings), batches of 100 in one transaction,
+ *   on the real schema, no JavaScript of ours in between.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { authorityFor, recordStatements } from '../../src-server/lrs/statement-writes';
+import { StoredClock } from '../../src-server/lrs/stored-clock';
+import { loadSqlJs } from '../../src-server/storage/sqljs/load-database';
+import { ensureSchema } from '../../src-server/storage/sqljs/schema';
+import { Sql, utf8 } from '../../src-server/storage/sqljs/sql';
+import { openSqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
+import { extractIndexTerms } from '../../src-server/xapi/index-terms';
+import { prepareStatement } from '../../src-server/xapi/prepare-statement';
+import { receivedForm } from '../../src-server/xapi/received-statement';
+import { statementSignature } from '../../src-server/xapi/statement-signature';
+import type { Statement } from '../../src-server/xapi/statement-schema';
+import { validateStatement } from '../../src-server/xapi/validate-statements';
+import { statementGenerator } from './statements';
+
+const { values: args } = parseArgs({ options: { statements: { type: 'string', default: '30000' } } });
+const total = Number(args.statements);
+const BATCH = 100;
+
+const generator = statementGenerator(1);
+const bodies = Array.from({ length: Math.min(total, 5000) }, () => JSON.stringify(generator.next()));
+const parsed = bodies.map((text) => JSON.parse(text) as Record<string, unknown>);
+
+const now = new Date().toISOString();
+const store = { id: 'store-1', slug: 'costs', name: 'Costs', environment: 'test' as const, createdAt: now, updatedAt: now };
+const key = {
+  id: 'lore_test_costs', storeId: store.id, name: 'costs', secretHash: '0'.repeat(64), scopes: ['all'], environment: 'test' as const,
+  createdAt: now, lastUsedAt: null, expiresAt: null, revokedAt: null, replacedBy: null,
+};
+const authority = authorityFor(key, 'http://127.0.0.1');
+const prepare = (statement: Statement) => prepareStatement(statement, { authority, version: '1.0.3', stored: now, newId: randomUUID });
+const validated = parsed.map((body) => {
+  const result = validateStatement(body, '1.0.3');
+  if (!result.ok) throw new Error(`a generated statement is invalid: ${JSON.stringify(result.issue)}`);
+  return result.statement;
+});
+const prepared = validated.map(prepare);
+
+/** µs per call of `fn` over the statements, after a pass that lets the JIT settle. */
+function perStatement(fn: (i: number) => unknown): number {
+  for (let i = 0; i < bodies.length; i++) fn(i);
+  const t0 = performance.now();
+  for (let i = 0; i < total; i++) fn(i % bodies.length);
+  return ((performance.now() - t0) * 1000) / total;
+}
+
+const stages: Array<[string, number]> = [
+  ['JSON.parse', perStatement((i) => JSON.parse(bodies[i]!))],
+  ['validation (schema and rules)', perStatement((i) => validateStatement(parsed[i], '1.0.3'))],
+  ['preparation (id, authority, stored)', perStatement((i) => prepare(validated[i]!))],
+  ['index terms', perStatement((i) => extractIndexTerms(prepared[i]!))],
+  ['signature (statement comparison)', perStatement((i) => statementSignature(prepared[i]!))],
+  ['received form (for the Explorer)', perStatement((i) => receivedForm(parsed[i], prepared[i] as Record<string, unknown>))],
+];
+
+/** The whole write path without HTTP: recordStatements in batches, as a batched POST sends them. */
+async function wholePath(): Promise<{ wallUs: number; cpuUs: number }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'lore-costs-'));
+  const storage = await openSqljsStorage({ dataDir });
+  try {
+    await storage.insertStore(store);
+    await storage.insertApiKey(key);
+    const ctx = { storage, store, key, version: '1.0.3' as const, clock: new StoredClock(), publicUrl: 'http://127.0.0.1' };
+    const batchText = (from: number) => `[${Array.from({ length: BATCH }, (_, k) => bodies[(from + k) % bodies.length]).join(',')}]`;
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    for (let from = 0; from < total; from += BATCH) {
+      const outcome = await recordStatements(ctx, JSON.parse(batchText(from)));
+      if (!outcome.ok) throw new Error(JSON.stringify(outcome.failure));
+    }
+    const cpu = process.cpuUsage(cpu0);
+    return { wallUs: ((performance.now() - t0) * 1000) / total, cpuUs: (cpu.user + cpu.system) / total };
+  } finally {
+    await storage.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** sql.js alone: each statement's row and its postings, batches in one transaction each. */
+async function engineFloor(): Promise<{ rowUs: number; withPostingsUs: number; postings: number }> {
+  const SQL = await loadSqlJs(createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm'));
+  const terms = prepared.map((statement) => extractIndexTerms(statement));
+  const termIds = new Map<string, number>();
+  const termId = (kind: string, value: string) => {
+    const id = termIds.get(`${kind}\u0000${value}`) ?? termIds.size + 1;
+    termIds.set(`${kind}\u0000${value}`, id);
+    return id;
+  };
+  // One (term, primary) per distinct kind and value, as the storage dedupes them.
+  const postings = terms.map((index) => {
+    const byTerm = new Map<number, number>();
+    for (const term of index.terms) {
+      const id = termId(term.kind, term.value);
+      byTerm.set(id, Math.max(byTerm.get(id) ?? 0, term.primary ? 1 : 0));
+    }
+    return [...byTerm];
+  });
+  const texts = prepared.map((statement) => utf8(JSON.stringify(statement)));
+  const run = (withPostings: boolean): number => {
+    const sql = new Sql(new SQL.Database());
+    try {
+      sql.db.exec('PRAGMA journal_mode = MEMORY; PRAGMA locking_mode = EXCLUSIVE');
+      ensureSchema(sql);
+      sql.run("INSERT INTO stores (num, id, slug, name, environment, created_at, updated_at) VALUES (1, 's', 's', 's', 'test', '', '')");
+      const t0 = performance.now();
+      for (let from = 0; from < total; from += BATCH) {
+        sql.transaction(() => {
+          for (let seq = from + 1; seq <= Math.min(total, from + BATCH); seq++) {
+            const i = seq % prepared.length;
+            const index = terms[i]!;
+            sql.run(
+              `INSERT INTO statements (seq, store_num, statement_id, statement, signature, stored, stored_ms, key_id, verb_id,
+                 registration, voided, voids_statement_id) VALUES (?, 1, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?, ?, 0, NULL)`,
+              [seq, randomUUID(), texts[i]!, 'f'.repeat(64), now, seq, key.id, index.verbId, index.registration],
+            );
+            if (!withPostings) continue;
+            const rows = postings[i]!;
+            const values = rows.map(() => '(?, ?, ?)').join(', ');
+            sql.run(`INSERT INTO term_postings (term, seq, is_primary) VALUES ${values}`, rows.flatMap(([term, primary]) => [term, seq, primary]));
+          }
+        });
+      }
+      return ((performance.now() - t0) * 1000) / total;
+    } finally {
+      sql.close();
+    }
+  };
+  const averagePostings = postings.reduce((sum, rows) => sum + rows.length, 0) / postings.length;
+  return { rowUs: run(false), withPostingsUs: run(true), postings: averagePostings };
+}
+
+const whole = await wholePath();
+const floor = await engineFloor();
+const line = (label: string, us: number) => console.log(`  ${label.padEnd(58)} ${us.toFixed(1).padStart(7)} µs`);
+const budget = (perSecond: number) => `${perSecond.toLocaleString('en-US')}/s on one core leaves ${(1e6 / perSecond).toFixed(0)} µs a statement`;
+console.log(`Write costs per statement, ${total.toLocaleString('en-US')} statements, batches of ${BATCH}, a fresh Store`);
+console.log('stages before storage, one at a time:');
+for (const [label, us] of stages) line(label, us);
+line('sum of these stages', stages.reduce((sum, [, us]) => sum + us, 0));
+console.log('the whole write path without HTTP (recordStatements, journal and fsync included):');
+line('wall time', whole.wallUs);
+line('CPU', whole.cpuUs);
+console.log(`the engine alone (sql.js, real schema, no JavaScript of ours):`);
+line('statement row with its indexes', floor.rowUs);
+line(`row and its ${floor.postings.toFixed(1)} index-term postings`, floor.withPostingsUs);
+console.log(`budgets: ${budget(30_000)}; ${budget(10_000)}`);
+console.log(`ceiling of this path on one core: ${Math.floor(1e6 / whole.cpuUs).toLocaleString('en-US')} statements/s (engine floor alone: ${Math.floor(1e6 / floor.withPostingsUs).toLocaleString('en-US')}/s)`);
