@@ -29,7 +29,8 @@ export interface ReceivedForm {
 export function receivedForm(received: unknown, stored: Record<string, unknown>): ReceivedForm {
   const sent = isPlainObject(received) ? received : {};
   const lrsAdded = LRS_SET_PROPERTIES.filter((name) => Object.hasOwn(stored, name) && !Object.hasOwn(sent, name));
-  return sameJson(withoutProperties(stored, lrsAdded), received) ? { lrsAdded } : { lrsAdded, received };
+  const same = isPlainObject(received) && sameMembers(stored, received, lrsAdded);
+  return same ? { lrsAdded } : { lrsAdded, received };
 }
 
 /** A shallow copy of `statement` without the named top-level properties. */
@@ -49,15 +50,30 @@ export function withoutProperties(statement: Record<string, unknown>, names: rea
 export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => sameJson(item, b[i]));
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
   }
-  if (!isPlainObject(a) || !isPlainObject(b)) return false;
-  const keys = jsonKeys(a);
-  return keys.length === jsonKeys(b).length && keys.every((key) => Object.hasOwn(b, key) && sameJson(a[key], b[key]));
+  return isPlainObject(a) && isPlainObject(b) && sameMembers(a, b, NONE);
 }
 
-function jsonKeys(value: Record<string, unknown>): string[] {
-  return Object.keys(value).filter((key) => value[key] !== undefined);
+const NONE: readonly string[] = [];
+
+/**
+ * sameJson of two objects, `a` read without its members named in `skipped` (as withoutProperties
+ * would copy it). Loops, not filtered copies of the keys: this compares every member of every
+ * statement written.
+ */
+function sameMembers(a: Record<string, unknown>, b: Record<string, unknown>, skipped: readonly string[]): boolean {
+  let members = 0;
+  for (const key of Object.keys(a)) {
+    const value = a[key];
+    if (value === undefined || skipped.includes(key)) continue;
+    members++;
+    if (!Object.hasOwn(b, key) || !sameJson(value, b[key])) return false;
+  }
+  for (const key of Object.keys(b)) if (b[key] !== undefined) members--;
+  return members === 0;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

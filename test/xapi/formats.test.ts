@@ -90,6 +90,15 @@ describe('isLanguageTag (RFC 5646)', () => {
     'rejects %j',
     (value) => expect(isLanguageTag(value)).toBe(false),
   );
+  it('answers the same when asked again, and after more tags than it remembers', () => {
+    const tags = ['en-US', 'zh-z-aaa-z-bbb', 'de-CH-1996', 'en--US'];
+    const first = tags.map(isLanguageTag);
+    expect(first).toEqual([true, false, true, false]);
+    // Past the memo's bound (1,000 tags) it starts over: the answers stay the same.
+    for (let i = 0; i < 1_500; i++) isLanguageTag(`x-t${i}`);
+    expect(tags.map(isLanguageTag)).toEqual(first);
+    expect(isLanguageTag('x-t1499')).toBe(true);
+  });
 });
 
 describe('parseTimestamp', () => {
