@@ -9,6 +9,7 @@
  * one it contains, so replay skips what the snapshot already has.
  */
 import { crc32 } from 'node:zlib';
+import { opJson } from './ops';
 import type { Op } from './ops';
 
 export const RECORD_HEADER_BYTES = 8;
@@ -21,7 +22,7 @@ export interface JournalRecord {
 }
 
 export function encodeRecord(record: JournalRecord): Buffer {
-  const json = JSON.stringify(record);
+  const json = `{"j":${record.j},"op":${opJson(record.op)}}`;
   const length = Buffer.byteLength(json);
   if (length > MAX_RECORD_BYTES) throw new RangeError(`journal record of ${length} bytes exceeds ${MAX_RECORD_BYTES}`);
   const buf = Buffer.allocUnsafe(RECORD_HEADER_BYTES + length);

@@ -17,7 +17,7 @@ import { applyInsertRejections } from './rejections';
 import type { InsertRejectionsOp } from './rejections';
 import type { Sql } from './sql';
 import type { TermIds } from './terms';
-import { applyInsertStatements } from './statement-writes';
+import { applyInsertStatements, insertStatementsJson } from './statement-writes';
 import type { InsertStatementsOp } from './statement-writes';
 import { applyStoreOp } from './stores';
 import { applyPruneRejections } from './retention';
@@ -58,6 +58,11 @@ export interface ApplyState {
   ingestion: PendingIngestion;
   /** Index term ids already looked up (terms.ts). */
   termIds: TermIds;
+}
+
+/** An operation as its journal record holds it (journal-format.ts): JSON, statements written once. */
+export function opJson(op: Op): string {
+  return op.t === 'insertStatements' ? insertStatementsJson(op) : JSON.stringify(op);
 }
 
 /**

@@ -60,27 +60,42 @@ export const TERM_ID_SQL = '(SELECT id FROM terms WHERE store_num = ? AND kind =
  */
 export class TermIds {
   private static readonly LIMIT = 200_000;
-  private readonly ids = new Map<string, number>();
+  /**
+   * Store number → kind → value → id. Nested rather than one map keyed by the three joined: the
+   * value strings come straight from the statement, and a joined key would be a new string to
+   * build and hash for every term of every statement written.
+   */
+  private readonly ids = new Map<number, Map<IndexTerm['kind'], Map<string, number>>>();
+  private size = 0;
 
   /** The term's id, creating the term when the Store has none yet. */
   idFor(sql: Sql, storeNum: number, kind: IndexTerm['kind'], value: string): number {
-    const key = `${storeNum}\u0000${kind}\u0000${value}`;
-    let id = this.ids.get(key);
-    if (id === undefined) {
-      const found = sql.first('SELECT id FROM terms WHERE store_num = ? AND kind = ? AND value = ?', [storeNum, kind, value]);
-      if (found) id = found[0] as number;
-      else {
-        sql.run('INSERT INTO terms (store_num, kind, value) VALUES (?, ?, ?)', [storeNum, kind, value]);
-        id = sql.first('SELECT last_insert_rowid()')![0] as number;
-      }
-      if (this.ids.size >= TermIds.LIMIT) this.ids.clear();
-      this.ids.set(key, id);
+    const known = this.valuesOf(storeNum, kind).get(value);
+    if (known !== undefined) return known;
+    let id: number;
+    const found = sql.first('SELECT id FROM terms WHERE store_num = ? AND kind = ? AND value = ?', [storeNum, kind, value]);
+    if (found) id = found[0] as number;
+    else {
+      sql.run('INSERT INTO terms (store_num, kind, value) VALUES (?, ?, ?)', [storeNum, kind, value]);
+      id = sql.first('SELECT last_insert_rowid()')![0] as number;
     }
+    if (this.size >= TermIds.LIMIT) this.clear();
+    this.valuesOf(storeNum, kind).set(value, id);
+    this.size++;
     return id;
   }
 
   clear(): void {
     this.ids.clear();
+    this.size = 0;
+  }
+
+  private valuesOf(storeNum: number, kind: IndexTerm['kind']): Map<string, number> {
+    let byKind = this.ids.get(storeNum);
+    if (!byKind) this.ids.set(storeNum, (byKind = new Map()));
+    let byValue = byKind.get(kind);
+    if (!byValue) byKind.set(kind, (byValue = new Map()));
+    return byValue;
   }
 }
 
