@@ -13,17 +13,12 @@
  *   on the real schema, no JavaScript of ours in between.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { authorityFor, recordStatements } from '../../src-server/lrs/statement-writes';
-import { StoredClock } from '../../src-server/lrs/stored-clock';
 import { loadSqlJs } from '../../src-server/storage/sqljs/load-database';
 import { ensureSchema } from '../../src-server/storage/sqljs/schema';
 import { Sql, utf8 } from '../../src-server/storage/sqljs/sql';
-import { openSqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
 import { extractIndexTerms } from '../../src-server/xapi/index-terms';
 import { prepareStatement } from '../../src-server/xapi/prepare-statement';
 import { receivedForm } from '../../src-server/xapi/received-statement';
@@ -31,6 +26,7 @@ import { statementSignature } from '../../src-server/xapi/statement-signature';
 import type { Statement } from '../../src-server/xapi/statement-schema';
 import { validateStatement } from '../../src-server/xapi/validate-statements';
 import { statementGenerator } from './statements';
+import { PUBLIC_URL, benchStoreAndKey, openWriteContext } from './write-context';
 
 const { values: args } = parseArgs({ options: { statements: { type: 'string', default: '30000' } } });
 const total = Number(args.statements);
@@ -41,12 +37,8 @@ const bodies = Array.from({ length: Math.min(total, 5000) }, () => JSON.stringif
 const parsed = bodies.map((text) => JSON.parse(text) as Record<string, unknown>);
 
 const now = new Date().toISOString();
-const store = { id: 'store-1', slug: 'costs', name: 'Costs', environment: 'test' as const, createdAt: now, updatedAt: now };
-const key = {
-  id: 'lore_test_costs', storeId: store.id, name: 'costs', secretHash: '0'.repeat(64), scopes: ['all'], environment: 'test' as const,
-  createdAt: now, lastUsedAt: null, expiresAt: null, revokedAt: null, replacedBy: null,
-};
-const authority = authorityFor(key, 'http://127.0.0.1');
+const { store, key } = benchStoreAndKey('costs');
+const authority = authorityFor(key, PUBLIC_URL);
 const prepare = (statement: Statement) => prepareStatement(statement, { authority, version: '1.0.3', stored: now, newId: randomUUID });
 const validated = parsed.map((body) => {
   const result = validateStatement(body, '1.0.3');
@@ -74,12 +66,8 @@ const stages: Array<[string, number]> = [
 
 /** The whole write path without HTTP: recordStatements in batches, as a batched POST sends them. */
 async function wholePath(): Promise<{ wallUs: number; cpuUs: number }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'lore-costs-'));
-  const storage = await openSqljsStorage({ dataDir });
+  const { ctx, close } = await openWriteContext({ store, key });
   try {
-    await storage.insertStore(store);
-    await storage.insertApiKey(key);
-    const ctx = { storage, store, key, version: '1.0.3' as const, clock: new StoredClock(), publicUrl: 'http://127.0.0.1' };
     const batchText = (from: number) => `[${Array.from({ length: BATCH }, (_, k) => bodies[(from + k) % bodies.length]).join(',')}]`;
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
@@ -90,8 +78,7 @@ async function wholePath(): Promise<{ wallUs: number; cpuUs: number }> {
     const cpu = process.cpuUsage(cpu0);
     return { wallUs: ((performance.now() - t0) * 1000) / total, cpuUs: (cpu.user + cpu.system) / total };
   } finally {
-    await storage.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await close();
   }
 }
 
@@ -101,8 +88,9 @@ async function engineFloor(): Promise<{ rowUs: number; withPostingsUs: number; p
   const terms = prepared.map((statement) => extractIndexTerms(statement));
   const termIds = new Map<string, number>();
   const termId = (kind: string, value: string) => {
-    const id = termIds.get(`${kind}\u0000${value}`) ?? termIds.size + 1;
-    termIds.set(`${kind}\u0000${value}`, id);
+    const term = `${kind}\u0000${value}`;
+    const id = termIds.get(term) ?? termIds.size + 1;
+    termIds.set(term, id);
     return id;
   };
   // One (term, primary) per distinct kind and value, as the storage dedupes them.
