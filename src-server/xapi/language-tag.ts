@@ -37,8 +37,8 @@ function hasDuplicate(items: string[]): boolean {
 
 /**
  * Tags seen, and whether they are well formed: a statement carries a few language maps, nearly
- * always with the same handful of tags, and the check below costs about a microsecond a call.
- * Bounded: it starts over when full, so a stream of made-up tags cannot grow it.
+ * always with the same handful of tags, and the check below costs about half a microsecond a
+ * call. Bounded: it starts over when full, so a stream of made-up tags cannot grow it.
  */
 const checked = new Map<string, boolean>();
 const CHECKED_LIMIT = 1_000;
