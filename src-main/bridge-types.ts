@@ -83,7 +83,7 @@ export interface ConnectionDescription {
   label: string;
 }
 
-/** The admin API's error body (DESIGN.md), or a transport failure (status 0, code `unreachable`). */
+/** The admin API's error body (docs/design.md, "Errors"), or a transport failure (status 0, code `unreachable`). */
 export interface AdminBridgeError {
   status: number;
   code: string;

@@ -1,5 +1,5 @@
 /**
- * The limits model: what one request, one key and one Store may ask of the service (DESIGN.md,
+ * The limits model: what one request, one key and one Store may ask of the service (docs/design.md,
  * "Limits"). Service-wide values come from flags and environment variables (config.ts); a Store
  * may override the tenant-facing ones (admin API, `PATCH /admin/api/stores/:slug {"limits": …}`).
  *
@@ -11,7 +11,7 @@
  * - 200 requests/s per key, burst 2,000: content usually shares one key per course. 200 learners
  *   launching together send ~10 requests each (state, profile, "launched"/"initialized") = one
  *   burst of ~2,000; afterwards each learner averages far below 1 request/s. A retry loop in
- *   content is held at ~2% of what the service can take (~10k requests/s, PERF-NOTES.md).
+ *   content is held at ~2% of what the service can take (~10k requests/s, docs/design.md "Limits").
  *   ADL's suites send 1,634 (1.0.3) and 1,757 (2.0.0) xAPI requests in a whole run, at most 236
  *   in one second here: the burst alone covers a run on any machine. (At 100/s with bursts of
  *   200, 227 of the 1.0.3 suite's tests failed with 429.)

@@ -47,7 +47,7 @@ export interface AdminErrorFields {
   statementIndex?: number;
 }
 
-/** An admin API error as DESIGN.md's error body describes it; status 0 when the service is unreachable. */
+/** An admin API error in the shape of docs/design.md ("Errors"); status 0 when the service is unreachable. */
 export class AdminError extends Error implements AdminErrorFields {
   readonly status: number;
   readonly code: string;

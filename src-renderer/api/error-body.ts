@@ -1,7 +1,7 @@
 import { AdminError } from './admin-client';
 
 /**
- * Reads DESIGN.md's error body (`{"error": {status, code, message, field?, statementIndex?}}`)
+ * Reads the error body of docs/design.md ("Errors") (`{"error": {status, code, message, field?, statementIndex?}}`)
  * from a failed response's text. A body of another shape (a proxy's HTML page, an empty 502)
  * still yields an error that says what happened.
  */

@@ -109,11 +109,15 @@ export async function revokeApiKey(storage: Storage, key: ApiKeyRecord, now = ne
 
 export type KeyCheck =
   | { ok: true; key: ApiKeyRecord }
-  | { ok: false; reason: 'unknown' | 'revoked' | 'expired' };
+  | { ok: false; reason: 'unknown_key' | 'wrong_secret' }
+  | { ok: false; reason: 'revoked' | 'expired'; key: ApiKeyRecord };
 
 /**
- * Checks a presented key id and secret. An unknown id still costs one hash comparison so that
- * timing does not tell which key ids exist.
+ * Checks a presented key id and secret, and says which part failed so the person setting up a
+ * course can fix the right field. Key ids are public (every statement's `authority` carries
+ * one), so telling an unknown id from a wrong secret reveals nothing; an unknown id still costs
+ * one hash comparison all the same. A revoked or expired key is named only to whoever holds its
+ * secret.
  */
 export async function authenticateApiKey(
   storage: Storage,
@@ -123,9 +127,10 @@ export async function authenticateApiKey(
 ): Promise<KeyCheck> {
   const key = keyId.length <= 100 ? await storage.findApiKey(keyId) : null;
   const matches = secretMatches(secret, key?.secretHash ?? hashSecret(''));
-  if (!key || !matches) return { ok: false, reason: 'unknown' };
+  if (!key) return { ok: false, reason: 'unknown_key' };
+  if (!matches) return { ok: false, reason: 'wrong_secret' };
   const state = keyState(key, now);
-  if (state !== 'active') return { ok: false, reason: state };
+  if (state !== 'active') return { ok: false, reason: state, key };
   if (key.lastUsedAt === null || now.getTime() - Date.parse(key.lastUsedAt) >= LAST_USED_RESOLUTION_MS) {
     await storage.updateApiKey(key.id, { lastUsedAt: now.toISOString() });
   }

@@ -9,7 +9,7 @@ import type { Environment } from './contract';
 
 const KEY_ID_ALPHABET = 'abcdefghijkmnpqrstuvwxyz23456789';
 
-/** `lore_test_x7k2…` / `lore_live_…`: the environment reads at a glance, as DESIGN.md asks. */
+/** `lore_test_x7k2…` / `lore_live_…`: the environment reads at a glance (docs/design.md, "API keys"). */
 export function generateKeyId(environment: Environment): string {
   const bytes = randomBytes(16);
   let suffix = '';

@@ -40,7 +40,8 @@ import { LIMIT_DEFAULTS, type ServiceLimits } from '../limits';
 import { AuthBackoff } from './plugins/auth-backoff';
 import { presentedKeyId, registerAuthBackoff, registerRequestLimits } from './plugins/limits';
 import { TokenBuckets } from './plugins/rate-limit';
-import { normaliseXapiSegment } from './xapi-path';
+import { normaliseRequestUrl } from './xapi-path';
+import { registerStopping } from './plugins/stopping';
 
 export interface ServerOptions {
   storage: Storage;
@@ -69,12 +70,16 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.bodyLimitBytes ?? options.limits?.maxBodyBytes ?? DEFAULT_BODY_LIMIT_BYTES,
-    rewriteUrl: (request) => routeAlternateSyntax(request, normaliseXapiSegment(request.url ?? '/')),
+    rewriteUrl: (request) => routeAlternateSyntax(request, normaliseRequestUrl(request.url ?? '/')),
     // Statement ids and parameters are case-sensitive, but routes are matched on the rewritten URL.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
-    return503OnClosing: true,
+    // Answered by registerStopping instead, so that the 503 carries the CORS headers too.
+    return503OnClosing: false,
   });
-  registerErrorHandling(app);
+  // First: every later refusal, the not-found answer included, then carries the CORS headers.
+  registerCors(app);
+  registerStopping(app);
+  registerErrorHandling(app, { publicUrl: options.publicUrl });
   registerAlternateRequestSyntax(app);
 
   const clock = new StoredClock();
@@ -84,8 +89,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   const authBackoff = new AuthBackoff();
 
   const xapi = async (scope: FastifyInstance) => {
-    registerCors(scope);
-    registerXapiContext(scope, options.storage, { publicRoutes: ['/about'] });
+    registerXapiContext(scope, options.storage, { publicRoutes: ['/about'], publicUrl: options.publicUrl });
     registerRequestLimits(scope, limits);
     registerAuthBackoff(scope, authBackoff, { identity: presentedKeyId, verified: (request) => Boolean(request.lrsKey) });
     await scope.register(aboutRoutes);

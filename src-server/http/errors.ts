@@ -1,5 +1,5 @@
 /**
- * The one catalogue of errors a client can meet, in DESIGN.md's shape:
+ * The one catalogue of errors a client can meet, in the shape of docs/design.md ("Errors"):
  * `{"error": {"status", "code", "message", "field"?, "statementIndex"?}}`.
  * Routes throw these; the error handler (plugins/error-handler.ts) writes them.
  */
@@ -56,11 +56,19 @@ export const errors = {
     new LrsError(401, 'unauthenticated', message, { headers: { 'www-authenticate': AUTHENTICATE } }),
   adminUnauthenticated: (message: string) =>
     new LrsError(401, 'unauthenticated', message, { headers: { 'www-authenticate': 'Bearer realm="Lore LRS admin"' } }),
-  wrongStore: (slug: string) =>
-    new LrsError(403, 'wrong_store', `This API key belongs to another Store; it cannot be used on Store "${slug}".`),
+  wrongStore: (slug: string, keyId: string) =>
+    new LrsError(403, 'wrong_store', `API key "${keyId}" belongs to another Store; it cannot be used on Store "${slug}". Use a key of Store "${slug}", or the endpoint of the key's own Store.`),
   missingScope: (needed: string) =>
     new LrsError(403, 'insufficient_scope', `This API key lacks the scope needed here (${needed}).`),
-  storeNotFound: (slug: string) => new LrsError(404, 'store_not_found', `No Store has the slug "${slug}".`),
+  /** `publicUrl` (the service's base) shows the shape of a Store's endpoint; the admin API passes none. */
+  storeNotFound: (slug: string, publicUrl?: string) =>
+    new LrsError(
+      404,
+      'store_not_found',
+      publicUrl === undefined
+        ? `No Store has the slug "${slug}".`
+        : `No Store has the slug "${slug}". A Store's endpoint has the shape ${publicUrl.replace(/\/+$/, '') || '{base}'}/<store_slug>/xAPI/; the slugs are listed in the console.`,
+    ),
   notFound: (code: string, message: string) => new LrsError(404, code, message),
   conflict: (code: string, message: string, extra: { field?: string; statementIndex?: number } = {}) =>
     new LrsError(409, code, message, extra),

@@ -20,6 +20,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { DocumentResource } from './document-params';
+import { describeJsonSyntaxFault } from './json-syntax-error';
 import type { XapiVersion } from './version';
 
 export const JSON_MEDIA_TYPE = 'application/json';
@@ -159,8 +160,8 @@ export function parseJsonDocument(content: Uint8Array): JsonDocument {
   }
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
-  } catch (error) {
-    return { ok: false, reason: error instanceof Error ? error.message : 'it is not JSON' };
+  } catch {
+    return { ok: false, reason: describeJsonSyntaxFault(text) ?? 'it is not JSON' };
   }
 }
 

@@ -15,6 +15,7 @@
 import { createHash } from 'node:crypto';
 import type { MultipartPart } from './multipart';
 import { mediaTypeOf } from './multipart';
+import { describeJsonSyntaxFault } from './json-syntax-error';
 import type { XapiIssue } from './issue';
 import type { Attachment, Statement } from './statement-schema';
 
@@ -48,10 +49,11 @@ export function readStatementParts(parts: MultipartPart[]): StatementRequestPart
     );
   }
   let body: unknown;
+  const text = first.body.toString('utf8');
   try {
-    body = JSON.parse(first.body.toString('utf8'));
-  } catch (error) {
-    return fail(`the first part is not valid JSON: ${(error as Error).message}`);
+    body = JSON.parse(text);
+  } catch {
+    return fail(`the first part is not valid JSON: ${describeJsonSyntaxFault(text) ?? 'it cannot be parsed'}`);
   }
 
   const attachments: AttachmentPart[] = [];

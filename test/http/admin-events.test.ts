@@ -204,7 +204,7 @@ describe('a client that stops reading', () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'lore-events-'));
     const storage = await openSqljsStorage({ dataDir });
     const app = Fastify();
-    registerErrorHandling(app);
+    registerErrorHandling(app, { publicUrl: () => '' });
     await app.register(eventRoutes, { storage, publicUrl: () => '', maxBufferedBytes: 64 * 1024 });
     await app.listen({ port: 0, host: '127.0.0.1' });
     cleanups.push(async () => {

@@ -31,14 +31,14 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** `limits`: service limits other than the defaults (test/http/limits-*.test.ts). */
-export async function buildTestApp(options: Pick<ServerOptions, 'limits'> = {}): Promise<TestApp> {
+/** `limits`: service limits other than the defaults (test/http/limits-*.test.ts); `publicUrl`: default PUBLIC_URL. */
+export async function buildTestApp(options: Partial<Pick<ServerOptions, 'limits' | 'publicUrl'>> = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'lore-http-'));
   const storage = await openSqljsStorage({ dataDir });
   const app = buildServer({
     storage,
     adminToken: resolveAdminToken(dataDir, ADMIN_TOKEN).check,
-    publicUrl: () => PUBLIC_URL,
+    publicUrl: options.publicUrl ?? (() => PUBLIC_URL),
     limits: options.limits,
   });
   await app.ready();

@@ -47,6 +47,9 @@ describe('xAPI version header', () => {
     const response = await t.app.inject({ method: 'GET', url: '/nope/xAPI/about' });
     expect(response.statusCode).toBe(404);
     expect(response.json().error.code).toBe('store_not_found');
+    expect(response.json().error.message).toBe(
+      'No Store has the slug "nope". A Store\'s endpoint has the shape http://127.0.0.1:8411/<store_slug>/xAPI/; the slugs are listed in the console.',
+    );
   });
 });
 
@@ -70,11 +73,27 @@ describe('authentication', () => {
     }
   });
 
-  it('answers 401 for a wrong secret', async () => {
+  it('answers 401 for a wrong secret and says it is the secret that does not match that key', async () => {
     const wrong = { ...key, basic: Buffer.from(`${key.id}:wrong-secret`).toString('base64') };
     const response = await t.xapi(wrong, { method: 'GET', url: '/demo/xAPI/statements' });
     expect(response.statusCode).toBe(401);
-    expect(response.json().error.message).toMatch(/not valid/);
+    expect(response.json().error.message).toMatch(/secret does not match/);
+    expect(response.json().error.message).toContain(key.id);
+    expect(response.body).not.toContain('wrong-secret');
+  });
+
+  it('answers 401 for an unknown key id and says no key has that id', async () => {
+    const unknown = { ...key, basic: Buffer.from(`lore_test_nosuchkey:${key.secret}`).toString('base64') };
+    const response = await t.xapi(unknown, { method: 'GET', url: '/demo/xAPI/statements' });
+    expect(response.statusCode).toBe(401);
+    expect(response.json().error.message).toMatch(/No API key has the id "lore_test_nosuchkey"/);
+    expect(response.body).not.toContain(key.secret);
+  });
+
+  it('answers 401 without credentials and says how to send them', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/demo/xAPI/statements', headers: { 'x-experience-api-version': '1.0.3' } });
+    expect(response.statusCode).toBe(401);
+    expect(response.json().error.message).toMatch(/Credentials are required/);
   });
 
   it('accepts the same key as Basic id:secret and as Bearer token', async () => {
@@ -94,12 +113,16 @@ describe('authentication', () => {
     const response = await t.xapi(key, { method: 'POST', url: '/other/xAPI/statements', payload: statement() });
     expect(response.statusCode).toBe(403);
     expect(response.json().error.code).toBe('wrong_store');
+    expect(response.json().error.message).toMatch(new RegExp(`API key "${key.id}" belongs to another Store.*Store "other"`));
   });
 
   it('answers 404 for an unknown Store with a valid key', async () => {
     const response = await t.xapi(key, { method: 'GET', url: '/missing/xAPI/statements' });
     expect(response.statusCode).toBe(404);
     expect(response.json().error.code).toBe('store_not_found');
+    expect(response.json().error.message).toBe(
+      'No Store has the slug "missing". A Store\'s endpoint has the shape http://127.0.0.1:8411/<store_slug>/xAPI/; the slugs are listed in the console.',
+    );
   });
 
   it('refuses a revoked key at once with 401', async () => {
@@ -107,7 +130,8 @@ describe('authentication', () => {
     expect(revoke.statusCode).toBe(200);
     const response = await t.xapi(key, { method: 'GET', url: '/demo/xAPI/statements' });
     expect(response.statusCode).toBe(401);
-    expect(response.json().error.message).toMatch(/revoked/);
+    const revokedAt = revoke.json().revokedAt as string;
+    expect(response.json().error.message).toBe(`API key "${key.id}" was revoked at ${revokedAt}; create a new key for this content.`);
   });
 
   it('refuses an expired key with 401', async () => {
@@ -117,7 +141,7 @@ describe('authentication', () => {
     await new Promise((resolve) => setTimeout(resolve, 250));
     const after = await t.xapi(expiring, { method: 'GET', url: '/demo/xAPI/statements' });
     expect(after.statusCode).toBe(401);
-    expect(after.json().error.message).toMatch(/expired/);
+    expect(after.json().error.message).toMatch(new RegExp(`API key "${expiring.id}" expired at \\d{4}-\\d\\d-\\d\\dT`));
   });
 
   it("serves the earlier /xapi path on the key's own Store", async () => {

@@ -1,5 +1,5 @@
 /**
- * CORS for the xAPI resources (DESIGN.md: "CORS for browser-launched content"): e-learning content
+ * CORS for the xAPI resources (docs/design.md, "CORS for browser content"): e-learning content
  * runs in a browser page served from anywhere (an LMS, a CDN, a file on disk) and calls the LRS
  * with fetch or XHR, so every origin may call it, preflight included.
  *
@@ -13,14 +13,20 @@
  * - Exposed headers: what xAPI clients read (ETag for concurrency, Last-Modified,
  *   X-Experience-API-Consistent-Through, X-Experience-API-Version).
  *
- * Register it in the xAPI scope before the hooks that check requests (xapi-context.ts), so that
- * refusals (400, 401, 403, 404) carry the headers too and the browser shows them to the content.
+ * See registerCors for where it sits and why.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 const ALLOW_METHODS = 'GET, HEAD, POST, PUT, DELETE, OPTIONS';
 const ALLOW_HEADERS = ['Authorization', 'Content-Type', 'X-Experience-API-Version', 'If-Match', 'If-None-Match'];
 const EXPOSE_HEADERS = 'ETag, Last-Modified, X-Experience-API-Consistent-Through, X-Experience-API-Version';
+/**
+ * The admin API and console keep their own guard (admin-guard.ts) and grant no other origin
+ * (`admin` is a reserved Store slug, so no xAPI path starts so).
+ * Every other path gets the headers: a course whose endpoint lacks the `xAPI` segment must read
+ * the 404 that says so, not "Failed to fetch".
+ */
+const ADMIN_PATH = /^\/admin(?=\/|\?|$)/;
 /** How long a browser may reuse a preflight answer. */
 const MAX_AGE_SECONDS = '86400';
 
@@ -46,18 +52,22 @@ export function setCorsHeaders(request: FastifyRequest, reply: FastifyReply): vo
   reply.header('Access-Control-Expose-Headers', EXPOSE_HEADERS);
 }
 
-export function registerCors(scope: FastifyInstance): void {
-  scope.addHook('onRequest', async (request, reply) => {
+/**
+ * Registered on the root instance, first: its hooks then run for every request outside /admin,
+ * whatever answers it — a route, a refusal from any later hook (version, credentials, limits),
+ * the not-found handler (an unknown resource or Store) or the error handler — so a browser always
+ * shows the content the real status and message instead of "Failed to fetch". A preflight is
+ * answered here on every such path, known or not.
+ */
+export function registerCors(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request, reply) => {
+    if (ADMIN_PATH.test(request.url)) return undefined;
     setCorsHeaders(request, reply);
-    if (request.method === 'OPTIONS') {
-      reply.header('Access-Control-Allow-Methods', ALLOW_METHODS);
-      reply.header('Access-Control-Allow-Headers', allowedHeaders(request.headers['access-control-request-headers']));
-      reply.header('Access-Control-Max-Age', MAX_AGE_SECONDS);
-      await reply.code(204).send();
-      return reply;
-    }
-    return undefined;
+    if (request.method !== 'OPTIONS') return undefined;
+    reply.header('Access-Control-Allow-Methods', ALLOW_METHODS);
+    reply.header('Access-Control-Allow-Headers', allowedHeaders(request.headers['access-control-request-headers']));
+    reply.header('Access-Control-Max-Age', MAX_AGE_SECONDS);
+    await reply.code(204).send();
+    return reply;
   });
-  // Gives OPTIONS a route under the prefix; the hook above answers it before any other hook runs.
-  scope.options('/*', async (_request, reply) => reply.code(204).send());
 }

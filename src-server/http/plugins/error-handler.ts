@@ -1,10 +1,11 @@
 /**
- * One place where every error becomes DESIGN.md's JSON error body. Fastify's own client errors
+ * One place where every error becomes the JSON error body of docs/design.md ("Errors"). Fastify's own client errors
  * (bad JSON, too large, wrong content type) keep their status and get a plain-words message;
  * anything else is a bug and answers 500 without details.
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { LrsError, errors } from '../errors';
+import { XAPI_RESOURCES, xapiStoreSlug } from '../xapi-path';
 import { StorageDuplicateError, StorageNotFoundError, StorageUnavailableError } from '../../storage/errors';
 import { StorageFullError } from '../../storage/errors';
 
@@ -57,7 +58,7 @@ function storageUnavailableMessage(error: StorageUnavailableError): string {
   return `Storage is unavailable; nothing was stored. Retry later. (${error.message})`;
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(app: FastifyInstance, options: { publicUrl: () => string }): void {
   app.setErrorHandler((error, request, reply) => {
     const known = toLrsError(error);
     if (known) {
@@ -70,7 +71,31 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const body = new LrsError(404, 'not_found', `Nothing is served at ${request.method} ${request.url.split('?')[0]}.`).toBody();
+    const body = notFoundError(request.method, request.url, options.publicUrl()).toBody();
     return reply.code(404).send(body);
   });
+}
+
+/**
+ * A 404 that guides: content usually gets here through an endpoint typed slightly wrong. Under a
+ * Store it names the Store and the resources there; elsewhere it shows the shape of an endpoint.
+ * It never says whether a Store exists: that needs a valid key (xapi-context.ts).
+ */
+export function notFoundError(method: string, url: string, publicUrl: string): LrsError {
+  const path = url.split('?')[0]!;
+  const base = publicUrl.replace(/\/+$/, '') || '{base}';
+  const slug = xapiStoreSlug(path);
+  if (slug !== null) {
+    const resource = path.replace(/^\/[^/]+\/xapi\/?/, '');
+    return new LrsError(
+      404,
+      'resource_not_found',
+      `Store "${slug}" has no xAPI resource "${resource}". Its endpoint is ${base}/${slug}/xAPI/ and the resources there are: ${XAPI_RESOURCES.join(', ')}.`,
+    );
+  }
+  return new LrsError(
+    404,
+    'not_found',
+    `Nothing is served at ${method} ${path}. An xAPI endpoint has the shape ${base}/<store_slug>/xAPI/ (for example ${base}/demo/xAPI/statements).`,
+  );
 }

@@ -1,7 +1,7 @@
 /**
  * The request-side limits of src-server/limits.ts, enforced on the xAPI routes, and the backoff
  * against credential guessing on the xAPI and admin routes. Every refusal is a clear 4xx in
- * DESIGN.md's error shape; nothing is stored for a refused request.
+ * the error shape of docs/design.md; nothing is stored for a refused request.
  *
  * When each check runs, and why there:
  * - Body size, in preParsing: before a byte of the body is buffered. A declared Content-Length
@@ -26,6 +26,7 @@ import { mediaTypeOf, parseMultipart } from '../../xapi/multipart';
 import { errors, LrsError } from '../errors';
 import type { AuthBackoff } from './auth-backoff';
 import { scanJson, type JsonScan } from './limits-json-scan';
+import { findJsonSyntaxFault, invalidJsonMessage } from '../../xapi/json-syntax-error';
 import type { TokenBuckets } from './rate-limit';
 
 declare module 'fastify' {
@@ -178,7 +179,11 @@ export function registerRequestLimits(app: FastifyInstance, deps: RequestLimitDe
       return;
     }
     request.lrsBodyScan = scan;
-    parseJson(request, text, done);
+    parseJson(request, text, (error, value) => {
+      if (error === null) return done(null, value);
+      // Valid JSON refused anyway (a forbidden __proto__ key) keeps the parser's own message.
+      done(findJsonSyntaxFault(text) === null ? error : errors.invalidBody(invalidJsonMessage(text)), undefined);
+    });
   });
 
   app.addHook('preHandler', async (request) => {

@@ -6,7 +6,7 @@
  * the key belongs to it (403) — so that nobody learns which Stores exist without a valid key.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { authenticateApiKey } from '../../admin/api-keys';
+import { authenticateApiKey, type KeyCheck } from '../../admin/api-keys';
 import { readAuthorization } from '../../admin/credentials';
 import type { ApiKeyRecord, Storage, StoreRecord } from '../../storage/storage';
 import { ACCEPTED_VERSIONS_TEXT, VERSION_HEADER, parseVersionHeader, type XapiVersion } from '../../xapi/version';
@@ -23,7 +23,12 @@ declare module 'fastify' {
 /** What the service answers in X-Experience-API-Version for each rule set. */
 const RESPONSE_VERSION: Record<XapiVersion, string> = { '1.0.3': '1.0.3', '2.0.0': '2.0.0' };
 
-export function registerXapiContext(app: FastifyInstance, storage: Storage, options: { publicRoutes: string[] }): void {
+export function registerXapiContext(
+  app: FastifyInstance,
+  storage: Storage,
+  options: { publicRoutes: string[]; publicUrl: () => string },
+): void {
+  const { publicUrl } = options;
   app.decorateRequest('xapiVersion', '1.0.3');
   app.decorateRequest('lrsStore', null as unknown as StoreRecord);
   app.decorateRequest('lrsKey', null as unknown as ApiKeyRecord);
@@ -63,7 +68,7 @@ export function registerXapiContext(app: FastifyInstance, storage: Storage, opti
   app.addHook('preHandler', async (request) => {
     const slug = (request.params as { slug?: string }).slug;
     if (isPublic(request)) {
-      if (slug !== undefined && !(await storage.findStoreBySlug(slug))) throw errors.storeNotFound(slug);
+      if (slug !== undefined && !(await storage.findStoreBySlug(slug))) throw errors.storeNotFound(slug, publicUrl());
       return;
     }
     const presented = readAuthorization(request.headers.authorization);
@@ -72,14 +77,11 @@ export function registerXapiContext(app: FastifyInstance, storage: Storage, opti
     }
     if (presented.kind === 'malformed') throw errors.unauthenticated(`The Authorization header is malformed: ${presented.reason}.`);
     const check = await authenticateApiKey(storage, presented.keyId, presented.secret);
-    if (!check.ok) {
-      const why = { unknown: 'is not valid', revoked: 'has been revoked', expired: 'has expired' }[check.reason];
-      throw errors.unauthenticated(`This API key ${why}.`);
-    }
+    if (!check.ok) throw errors.unauthenticated(refusedKeyMessage(check, presented.keyId));
     const key = check.key;
     const store = slug === undefined ? await storage.findStoreById(key.storeId) : await storage.findStoreBySlug(slug);
-    if (!store) throw errors.storeNotFound(slug ?? '');
-    if (store.id !== key.storeId) throw errors.wrongStore(store.slug);
+    if (!store) throw errors.storeNotFound(slug ?? '', publicUrl());
+    if (store.id !== key.storeId) throw errors.wrongStore(store.slug, key.id);
     request.lrsKey = key;
     lastVersions.delete(key.id);
     lastVersions.set(key.id, request.xapiVersion);
@@ -87,4 +89,18 @@ export function registerXapiContext(app: FastifyInstance, storage: Storage, opti
     if (lastVersions.size > 10_000) lastVersions.delete(lastVersions.keys().next().value!);
     request.lrsStore = store;
   });
+}
+
+/** Which part of the credentials failed, in words that say what to fix. */
+function refusedKeyMessage(check: Extract<KeyCheck, { ok: false }>, keyId: string): string {
+  switch (check.reason) {
+    case 'unknown_key':
+      return `No API key has the id "${keyId.slice(0, 100)}": check the key (the user name of Basic credentials) against Settings → API Keys.`;
+    case 'wrong_secret':
+      return `The secret does not match API key "${keyId}": check the secret (the password of Basic credentials); a key's secret is shown only when it is created or rotated.`;
+    case 'revoked':
+      return `API key "${keyId}" was revoked at ${check.key.revokedAt}; create a new key for this content.`;
+    case 'expired':
+      return `API key "${keyId}" expired at ${check.key.expiresAt}${check.key.replacedBy ? `; it was rotated, use its replacement "${check.key.replacedBy}"` : '; create or rotate a key'}.`;
+  }
 }

@@ -4,7 +4,7 @@
  * index entry (about a quarter of a statement's footprint in memory).
  *
  * Every "latest N" query walks an index whose last column is `seq` (the rowid of `statements`,
- * implicit at the end of each of its indexes), so it never sorts: see PERF-NOTES.md.
+ * implicit at the end of each of its indexes), so it never sorts (docs/design.md, "Storage on sql.js").
  */
 import { ensureActivitiesTable } from './activities';
 import { ensureDocumentSchema } from './documents';

@@ -17,6 +17,7 @@ import type { AttachmentPart } from '../../../xapi/statement-attachments';
 import { parseStatementQuery } from '../../../xapi/statement-query';
 import { LrsError, errors } from '../../errors';
 import { singleQueryParams } from '../../query-params';
+import { publicPathPrefix } from '../../xapi-path';
 import type { Storage } from '../../../storage/storage';
 
 export interface StatementRouteDeps {
@@ -118,7 +119,7 @@ export default async function statementRoutes(app: FastifyInstance, deps: Statem
     const reach = statementReadReach(request.lrsKey);
     if (reach === null) throw errors.missingScope('statements/read');
     const params = singleQueryParams(request);
-    const options: ReadOptions = { acceptLanguages: acceptLanguages(request), morePath: request.url.split('?')[0]! };
+    const options: ReadOptions = { acceptLanguages: acceptLanguages(request), morePath: publicPathPrefix(deps.publicUrl()) + request.url.split('?')[0]! };
     if (reach === 'mine') options.onlyKeyId = request.lrsKey.id;
     let outcome;
     if (params.more !== undefined) {
