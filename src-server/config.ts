@@ -1,20 +1,29 @@
 /**
  * Service configuration from flags and environment variables; a flag wins over its variable.
- *
- *   --port / LRS_PORT            default 8411; 0 picks a free port
- *   --host / LRS_HOST            default 127.0.0.1 (loopback only unless told otherwise)
- *   --data-dir / LRS_DATA_DIR    default ./.lore-data
- *   --public-url / LRS_PUBLIC_URL  the base URL content uses, when behind a proxy
- *   LRS_ADMIN_TOKEN              the admin token (otherwise generated on first start)
- *   --max-body-bytes, --max-batch, --rate-limit, ... / LRS_MAX_BODY_BYTES, ...: the limits of
- *                                src-server/limits.ts (LIMIT_SETTINGS), defaults there
+ * SERVICE_SETTINGS and LIMIT_SETTINGS (limits.ts) are the one list of flags: the parser and
+ * `--help` both read them, so the help can never miss a flag.
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { LIMIT_FLAG_OPTIONS, LIMIT_SETTINGS, readServiceLimits, type ServiceLimits } from './limits';
+import { LIMIT_DEFAULTS, LIMIT_FLAG_OPTIONS, LIMIT_SETTINGS, readServiceLimits, type ServiceLimits } from './limits';
 
 export const DEFAULT_PORT = 8411;
+
+/** The service's own settings, in the order `--help` lists them. `flag: null`: a variable only. */
+export const SERVICE_SETTINGS = [
+  { flag: 'port', env: 'LRS_PORT', default: String(DEFAULT_PORT), help: 'port to listen on; 0 picks a free one' },
+  { flag: 'host', env: 'LRS_HOST', default: '127.0.0.1', help: 'address to listen on; 0.0.0.0 serves other machines' },
+  { flag: 'data-dir', env: 'LRS_DATA_DIR', default: './.lore-data', help: 'where the data lives; one service per directory' },
+  { flag: 'public-url', env: 'LRS_PUBLIC_URL', default: 'the listen URL', help: 'the base URL content uses, behind a proxy (its path is kept)' },
+  { flag: null, env: 'LRS_ADMIN_TOKEN', default: 'generated', help: "the admin API's bearer token (at least 16 characters)" },
+] as const;
+
+/** Flags that ask for something other than serving. */
+const COMMAND_FLAGS = {
+  help: { type: 'boolean', short: 'h' },
+  'reset-admin-token': { type: 'boolean' },
+} as const;
 
 const configSchema = z.object({
   port: z.coerce.number().int().min(0, 'port must be 0 to 65535').max(65535, 'port must be 0 to 65535'),
@@ -26,30 +35,36 @@ const configSchema = z.object({
 /** `limits` is absent in configs built by hand (tests, the desktop app): the defaults apply. */
 export type ServiceConfig = z.infer<typeof configSchema> & { limits?: ServiceLimits };
 
+export type CommandLine =
+  | { command: 'help' }
+  | { command: 'serve'; config: ServiceConfig }
+  | { command: 'reset-admin-token'; config: ServiceConfig };
+
 export class ConfigError extends Error {}
 
-export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServiceConfig {
+/** What the command line asks for; throws ConfigError, whose message says what is wrong and points to --help. */
+export function readCommandLine(argv: string[], env: NodeJS.ProcessEnv): CommandLine {
   let flags;
   try {
     flags = parseArgs({
       args: argv,
       options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        'data-dir': { type: 'string' },
-        'public-url': { type: 'string' },
+        ...Object.fromEntries(SERVICE_SETTINGS.filter((setting) => setting.flag !== null).map((setting) => [setting.flag, { type: 'string' }])),
         ...LIMIT_FLAG_OPTIONS,
+        ...COMMAND_FLAGS,
       },
       strict: true,
-    }).values;
+    }).values as Record<string, string | boolean | undefined>;
   } catch (error) {
-    throw new ConfigError(`${(error as Error).message}. Flags: --port, --host, --data-dir, --public-url, ${LIMIT_SETTINGS.map((setting) => `--${setting.flag}`).join(', ')}.`);
+    throw new ConfigError(`${(error as Error).message}. Run with --help for every flag.`);
   }
+  if (flags['help'] === true) return { command: 'help' };
+  const text = (name: string) => (typeof flags[name] === 'string' ? (flags[name] as string) : undefined);
   const parsed = configSchema.safeParse({
-    port: flags.port ?? env.LRS_PORT ?? DEFAULT_PORT,
-    host: flags.host ?? env.LRS_HOST ?? '127.0.0.1',
-    dataDir: resolve(flags['data-dir'] ?? env.LRS_DATA_DIR ?? '.lore-data'),
-    publicUrl: flags['public-url'] ?? env.LRS_PUBLIC_URL ?? undefined,
+    port: text('port') ?? env.LRS_PORT ?? DEFAULT_PORT,
+    host: text('host') ?? env.LRS_HOST ?? '127.0.0.1',
+    dataDir: resolve(text('data-dir') ?? env.LRS_DATA_DIR ?? '.lore-data'),
+    publicUrl: text('public-url') ?? env.LRS_PUBLIC_URL ?? undefined,
     adminToken: env.LRS_ADMIN_TOKEN || undefined,
   });
   if (!parsed.success) {
@@ -58,5 +73,38 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServiceConfi
   }
   const limits = readServiceLimits(flags, env);
   if (!limits.ok) throw new ConfigError(`Invalid configuration: ${limits.message}`);
-  return { ...parsed.data, limits: limits.limits };
+  const config = { ...parsed.data, limits: limits.limits };
+  return flags['reset-admin-token'] === true ? { command: 'reset-admin-token', config } : { command: 'serve', config };
+}
+
+/** The configuration to serve with (for callers that only ever serve: the desktop app's service process, tests). */
+export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServiceConfig {
+  const line = readCommandLine(argv, env);
+  if (line.command === 'help') throw new ConfigError('--help asks for no service to start.');
+  return line.config;
+}
+
+/** `--help`: every flag with its variable and default, from the same lists the parser reads. */
+export function helpText(): string {
+  const rows: Array<[string, string, string, string]> = [
+    ...SERVICE_SETTINGS.map((setting): [string, string, string, string] => [setting.flag ? `--${setting.flag}` : '', setting.env, setting.default, setting.help]),
+    ...LIMIT_SETTINGS.map((setting): [string, string, string, string] => [`--${setting.flag}`, setting.env, String(LIMIT_DEFAULTS[setting.key]), setting.help]),
+  ];
+  const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
+  const line = (row: readonly string[]) => `  ${row.slice(0, 3).map((cell, column) => cell.padEnd(widths[column]!)).join('  ')}  ${row[3]}`;
+  return [
+    'Lore LRS: an xAPI Learning Record Store.',
+    '',
+    'Usage: npm run serve -- [flags]     (or: node src-server/main.ts [flags])',
+    '',
+    'Every setting is a flag and an environment variable; a flag wins.',
+    '',
+    line(['flag', 'variable', 'default', '']),
+    ...rows.map(line),
+    '',
+    'Commands:',
+    '  --reset-admin-token  print a new admin token for --data-dir and stop; the old one no longer works',
+    '                       (the service must be stopped; LRS_ADMIN_TOKEN, when set, wins over it)',
+    '  -h, --help           this text',
+  ].join('\n');
 }

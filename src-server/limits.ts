@@ -139,16 +139,16 @@ export function rejectedRetentionFor(service: ServiceLimits, store: StoreLimits 
 
 /** Each limit's flag and environment variable (config.ts reads them; a flag wins). */
 export const LIMIT_SETTINGS = [
-  { key: 'maxBodyBytes', flag: 'max-body-bytes', env: 'LRS_MAX_BODY_BYTES' },
-  { key: 'maxBatch', flag: 'max-batch', env: 'LRS_MAX_BATCH' },
-  { key: 'ratePerSecond', flag: 'rate-limit', env: 'LRS_RATE_LIMIT' },
-  { key: 'rateBurst', flag: 'rate-burst', env: 'LRS_RATE_BURST' },
-  { key: 'maxAttachmentBytes', flag: 'max-attachment-bytes', env: 'LRS_MAX_ATTACHMENT_BYTES' },
-  { key: 'maxJsonDepth', flag: 'max-json-depth', env: 'LRS_MAX_JSON_DEPTH' },
-  { key: 'maxStringLength', flag: 'max-string-length', env: 'LRS_MAX_STRING_LENGTH' },
-  { key: 'rejectedRetentionCount', flag: 'rejected-retention-count', env: 'LRS_REJECTED_RETENTION_COUNT' },
-  { key: 'rejectedRetentionDays', flag: 'rejected-retention-days', env: 'LRS_REJECTED_RETENTION_DAYS' },
-] as const satisfies ReadonlyArray<{ key: keyof ServiceLimits; flag: string; env: string }>;
+  { key: 'maxBodyBytes', flag: 'max-body-bytes', env: 'LRS_MAX_BODY_BYTES', help: 'largest request body, in bytes' },
+  { key: 'maxBatch', flag: 'max-batch', env: 'LRS_MAX_BATCH', help: 'most statements in one request' },
+  { key: 'ratePerSecond', flag: 'rate-limit', env: 'LRS_RATE_LIMIT', help: 'requests per second per API key (0: no limit)' },
+  { key: 'rateBurst', flag: 'rate-burst', env: 'LRS_RATE_BURST', help: 'requests an API key may send at once above its rate' },
+  { key: 'maxAttachmentBytes', flag: 'max-attachment-bytes', env: 'LRS_MAX_ATTACHMENT_BYTES', help: 'largest attachment, in bytes' },
+  { key: 'maxJsonDepth', flag: 'max-json-depth', env: 'LRS_MAX_JSON_DEPTH', help: 'deepest JSON nesting of a body' },
+  { key: 'maxStringLength', flag: 'max-string-length', env: 'LRS_MAX_STRING_LENGTH', help: 'longest JSON string, in characters' },
+  { key: 'rejectedRetentionCount', flag: 'rejected-retention-count', env: 'LRS_REJECTED_RETENTION_COUNT', help: 'rejected statements kept per Store' },
+  { key: 'rejectedRetentionDays', flag: 'rejected-retention-days', env: 'LRS_REJECTED_RETENTION_DAYS', help: 'days rejected statements are kept' },
+] as const satisfies ReadonlyArray<{ key: keyof ServiceLimits; flag: string; env: string; help: string }>;
 
 export type LimitFlag = (typeof LIMIT_SETTINGS)[number]['flag'];
 

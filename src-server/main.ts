@@ -1,15 +1,19 @@
 /**
- * The headless entry: `npm run serve [-- --port 8411 --host 127.0.0.1 --data-dir ./lore-data]`.
+ * The headless entry: `npm run serve [-- --port 8411 --host 127.0.0.1 --data-dir ./lore-data]`;
+ * `--help` lists every flag, `--reset-admin-token` replaces the admin token and stops.
  * Prints where it listens; stops gracefully on SIGINT/SIGTERM (in-flight requests finish, storage
  * is flushed and snapshotted, the data directory is released).
  */
-import { ConfigError, readConfig } from './config';
+import { mkdirSync } from 'node:fs';
+import { resetAdminToken } from './admin/admin-token';
+import { ConfigError, helpText, readCommandLine, type ServiceConfig } from './config';
 import { startService } from './service';
+import { lockDataDir } from './storage/sqljs/lock';
 
 async function main(): Promise<void> {
-  let config;
+  let line;
   try {
-    config = readConfig(process.argv.slice(2), process.env);
+    line = readCommandLine(process.argv.slice(2), process.env);
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message);
@@ -17,6 +21,12 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  if (line.command === 'help') {
+    console.log(helpText());
+    return;
+  }
+  if (line.command === 'reset-admin-token') return resetToken(line.config);
+  const config = line.config;
 
   const log = (message: string) => console.error(`[lore] ${message}`);
   let service;
@@ -52,6 +62,26 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+/** Replaces the admin token while no service holds the data directory; the new token is printed once. */
+async function resetToken(config: ServiceConfig): Promise<void> {
+  mkdirSync(config.dataDir, { recursive: true });
+  let lock;
+  try {
+    lock = await lockDataDir(config.dataDir, () => {});
+  } catch (error) {
+    console.error(`The admin token was not reset: ${(error as Error).message}`);
+    process.exit(1);
+  }
+  try {
+    const token = resetAdminToken(config.dataDir);
+    console.log(`New admin token for ${config.dataDir} (shown once, only its hash is kept; the previous token no longer works):`);
+    console.log(token);
+    if (config.adminToken) console.error('Note: LRS_ADMIN_TOKEN is set in this environment, and a service started with it uses that token instead.');
+  } finally {
+    await lock.release();
+  }
 }
 
 void main();

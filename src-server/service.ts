@@ -81,6 +81,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     listening.url = url;
     listening.port = port;
     if (!config.publicUrl) publicUrl = url;
+    adminToken.keep();
 
     let stopping: Promise<void> | null = null;
     return {

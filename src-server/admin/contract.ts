@@ -228,6 +228,54 @@ export const liveEventSchema = z.object({
 });
 export type LiveEventView = z.infer<typeof liveEventSchema>;
 
+/**
+ * One refused request (GET /admin/api/stores/:slug/refusals, GET /admin/api/refusals): a request
+ * answered 4xx/5xx before any statement of it reached the rejected-statement log. Identical
+ * refusals in quick succession are one entry with a `count`. Never holds a secret.
+ */
+export const refusalSchema = z.object({
+  id: z.number(),
+  /** When it (the first of `count`) was refused. */
+  at: z.string(),
+  lastAt: z.string(),
+  count: z.number(),
+  method: z.string(),
+  /** Path and query string; credentials a query carried are removed. */
+  path: z.string(),
+  status: z.number(),
+  code: z.string(),
+  /** The message of the error answer, in plain words. */
+  reason: z.string(),
+  keyId: z.string().nullable(),
+  /** The client's address. */
+  client: z.string(),
+  userAgent: z.string().nullable(),
+});
+export type RefusalView = z.infer<typeof refusalSchema>;
+
+export const refusalsQuerySchema = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  /** Opaque cursor from a previous page's `next`. */
+  cursor: z.string().regex(/^\d+$/, 'a cursor is the `next` value of a previous page').optional(),
+});
+export type RefusalsQueryInput = z.infer<typeof refusalsQuerySchema>;
+
+export const refusalPageSchema = z.object({ refusals: z.array(refusalSchema), next: z.string().nullable() });
+export type RefusalPageView = z.infer<typeof refusalPageSchema>;
+
+/**
+ * A live event of `/admin/api/events` for a refused request (`event: refusal`): `store` is the
+ * slug of the Store whose log holds it, null for the service-wide log.
+ */
+export const refusalEventSchema = z.object({
+  store: z.string().nullable(),
+  id: z.number(),
+  status: z.number(),
+  code: z.string(),
+  at: z.string(),
+});
+export type RefusalEventView = z.infer<typeof refusalEventSchema>;
+
 /** Query of `/admin/api/events`: one Store's events, or every Store's. */
 export const liveEventsQuerySchema = z.strictObject({ store: z.string().optional() });
 
@@ -269,6 +317,8 @@ export const adminOperations = {
   'apiKeys.rotate': { method: 'POST', path: '/stores/:slug/keys/:id/rotate', input: keyParams.extend(rotateApiKeySchema.shape), output: rotatedApiKeySchema },
   'apiKeys.revoke': { method: 'DELETE', path: '/stores/:slug/keys/:id', input: keyParams, output: apiKeySchema },
   'statements.search': { method: 'GET', path: '/stores/:slug/statements', input: slugParam.extend(explorerQuerySchema.shape), output: explorerPageSchema },
+  'refusals.store': { method: 'GET', path: '/stores/:slug/refusals', input: slugParam.extend(refusalsQuerySchema.shape), output: refusalPageSchema },
+  'refusals.service': { method: 'GET', path: '/refusals', input: refusalsQuerySchema, output: refusalPageSchema },
   'metrics.ingestion': { method: 'GET', path: '/metrics/ingestion', input: ingestionQuerySchema, output: ingestionReportSchema },
 } as const satisfies Record<string, { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; path: string; input: z.ZodType; output: z.ZodType }>;
 

@@ -10,9 +10,10 @@
  */
 import { EventEmitter } from 'node:events';
 import type { RejectionRow, Storage, StoreRecord } from '../storage/storage';
-import type { LiveEventView } from './contract';
+import type { LiveEventView, RefusalEventView } from './contract';
 
 export type LiveEventListener = (event: LiveEventView) => void;
+export type RefusalEventListener = (event: RefusalEventView) => void;
 
 export class LiveEventBus {
   private readonly emitter = new EventEmitter();
@@ -28,6 +29,24 @@ export class LiveEventBus {
 
   publish(event: LiveEventView): void {
     this.emitter.emit('statement', event);
+  }
+
+  /** A refused request was logged (refusal-recorder.ts); nothing happens when nobody listens. */
+  publishRefusal(event: RefusalEventView): void {
+    this.emitter.emit('refusal', event);
+  }
+
+  /** Refused requests as they are logged; returns the unsubscribe function. */
+  subscribeRefusals(listener: RefusalEventListener): () => void {
+    const safe: RefusalEventListener = (event) => {
+      try {
+        listener(event);
+      } catch {
+        // the listener's own problem
+      }
+    };
+    this.emitter.on('refusal', safe);
+    return () => this.emitter.off('refusal', safe);
   }
 
   /** Returns the unsubscribe function. */

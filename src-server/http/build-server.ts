@@ -38,7 +38,7 @@ import stateRoutes from './routes/xapi/state';
 // Request-side limits (body, batch, depth, strings, attachments, rate per key) and auth backoff.
 import { LIMIT_DEFAULTS, type ServiceLimits } from '../limits';
 import { AuthBackoff } from './plugins/auth-backoff';
-import { presentedKeyId, registerAuthBackoff, registerRequestLimits } from './plugins/limits';
+import { presentedXapiCredentials, registerAuthBackoff, registerRequestLimits } from './plugins/limits';
 import { TokenBuckets } from './plugins/rate-limit';
 import { normaliseRequestUrl } from './xapi-path';
 import { registerStopping } from './plugins/stopping';
@@ -91,7 +91,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   const xapi = async (scope: FastifyInstance) => {
     registerXapiContext(scope, options.storage, { publicRoutes: ['/about'], publicUrl: options.publicUrl });
     registerRequestLimits(scope, limits);
-    registerAuthBackoff(scope, authBackoff, { identity: presentedKeyId, verified: (request) => Boolean(request.lrsKey) });
+    registerAuthBackoff(scope, authBackoff, { identity: presentedXapiCredentials, verified: (request) => Boolean(request.lrsKey) });
     await scope.register(aboutRoutes);
     await scope.register(statementRoutes, { storage: options.storage, clock, publicUrl: options.publicUrl });
     await scope.register(stateRoutes, { storage: options.storage, clock });

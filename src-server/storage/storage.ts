@@ -224,6 +224,51 @@ export interface ExplorerPage {
   nextBeforeSeq: number | null;
 }
 
+/**
+ * A request refused before any statement of it reached the rejected log (credentials, version
+ * header, content type, body, limits, unknown path): what an admin needs to see why content
+ * fails. Never a secret: no Authorization header, no credential from a query or form.
+ */
+export interface RefusalRow {
+  /** ISO 8601 time of the first refusal this row stands for. */
+  at: string;
+  /** Identical refusals (same request line, answer, key, client) coalesced into this row; ≥ 1. */
+  count: number;
+  /** ISO 8601 time of the last of them (`at` when count is 1). */
+  lastAt: string;
+  method: string;
+  /** The path with its query string, credentials in it removed. */
+  path: string;
+  status: number;
+  code: string;
+  /** The error answer's message, in plain words. */
+  reason: string;
+  /** The API key id the request presented, when it presented one. */
+  keyId: string | null;
+  /** The client's address. */
+  client: string;
+  userAgent: string | null;
+}
+
+export interface StoredRefusal extends RefusalRow {
+  id: number;
+  /** The Store whose log holds it; null: the service-wide log. */
+  storeId: string | null;
+}
+
+export interface RefusalQuery {
+  /** One Store's log; null: the service-wide log. */
+  storeId: string | null;
+  limit: number;
+  /** Newest first; continue below this id (exclusive). */
+  beforeId?: number;
+}
+
+export interface RefusalPage {
+  refusals: StoredRefusal[];
+  nextBeforeId: number | null;
+}
+
 /** The three document resources of xAPI (1.0.3 Part Three §2.2; 2.0.0 §4.1.6.2, .5, .6). */
 export type DocumentKind = 'state' | 'activityProfile' | 'agentProfile';
 
@@ -351,6 +396,14 @@ export interface Storage {
   // Rejections and the Statement Explorer
   insertRejections(storeId: string, rows: RejectionRow[]): Promise<void>;
   searchExplorer(storeId: string, query: ExplorerQuery): Promise<ExplorerPage>;
+
+  // Refused requests (a log per Store, and one for the service; bounded like the rejected log)
+  /**
+   * Appends refusals to their logs (storeId null: the service-wide log) and resolves with them as
+   * stored; rows of a Store that no longer exists are dropped.
+   */
+  insertRefusals(rows: Array<RefusalRow & { storeId: string | null }>): Promise<StoredRefusal[]>;
+  listRefusals(query: RefusalQuery): Promise<RefusalPage>;
 
   // Documents (State, Activity Profile, Agent Profile)
   findDocument(storeId: string, key: DocumentKey): Promise<StoredDocument | null>;

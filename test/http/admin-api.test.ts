@@ -158,6 +158,22 @@ describe('API keys', () => {
     expect((await t.xapi(old, { method: 'GET', url: '/demo/xAPI/statements' })).statusCode).toBe(401);
   });
 
+  it('refuses to rotate a key twice with 409 naming its replacement, and allows it again once the replacement is revoked', async () => {
+    const old = await t.createKey('demo', { name: 'course' });
+    const rotate = () => t.admin({ method: 'POST', url: `/admin/api/stores/demo/keys/${old.id}/rotate`, payload: {} });
+    const first = await rotate();
+    expect(first.statusCode).toBe(201);
+    const replacementId = first.json().replacement.id as string;
+    const second = await rotate();
+    expect(second.statusCode).toBe(409);
+    expect(second.json().error.code).toBe('key_already_rotated');
+    expect(second.json().error.message).toContain(replacementId);
+    const keys = (await t.admin({ method: 'GET', url: '/admin/api/stores/demo/keys' })).json().keys as Array<{ name: string }>;
+    expect(keys.filter((key) => key.name === 'course')).toHaveLength(2);
+    expect((await t.admin({ method: 'DELETE', url: `/admin/api/stores/demo/keys/${replacementId}` })).statusCode).toBe(200);
+    expect((await rotate()).statusCode).toBe(201);
+  });
+
   it('answers 404 for a key of another Store under this Store', async () => {
     await t.createStore('other');
     const foreign = await t.createKey('other');

@@ -1,17 +1,15 @@
 /**
- * Backoff against credential guessing: after repeated 401s from one client address for one
- * credential, that address is answered 429 with a Retry-After that doubles with each further
- * failure. A pure module with an injected clock (milliseconds), table-tested.
+ * Backoff after failed credentials: after repeated 401s from one client address, that address's
+ * failed attempts are answered 429 with a Retry-After that doubles with each further failure, up
+ * to a cap. A pure module with an injected clock (milliseconds), table-tested.
  *
- * What a failure is counted against is the caller's choice (plugins/limits.ts): the client address
- * with the key id presented (or "admin" for the admin token). Per address, so a correct
- * credential from another address is never slowed; per presented key id as well, so a class
- * behind one school NAT whose one course package carries a revoked key does not lock out every
- * other course from that address. Guessing a secret needs a key id, and each id is held to
- * `maxFailures` guesses per window, then to one guess per (doubling) block.
- *
- * While an address is blocked, its credentials are not checked at all: answering "right" or
- * "wrong" during a block would let the guessing go on at full speed.
+ * What a failure is counted against is the caller's choice (plugins/limits.ts): the client
+ * address, never the key id. Key ids are public (every statement's `authority` carries one), so a
+ * count per key id would let anyone lock a key's owner out with wrong secrets. And while an
+ * address is blocked, credentials are still checked: the right ones pass. That lets a guesser
+ * tell a right guess from a wrong one during a block, which costs nothing here: a secret is 256
+ * random bits, beyond any guessing; what the block holds down is the noise and load of a client
+ * stuck on wrong credentials, without ever stopping one with the right ones.
  */
 
 export interface BackoffPolicy {

@@ -22,6 +22,7 @@ export const STORE_DATA_TABLES = [
   'statements',
   'attachments',
   'rejections',
+  'refusals',
   'documents',
   'activities',
   'ingestion_minutes',

@@ -21,6 +21,8 @@ import { applyInsertStatements, insertStatementsJson } from './statement-writes'
 import type { InsertStatementsOp } from './statement-writes';
 import { applyStoreOp } from './stores';
 import { applyPruneRejections } from './retention';
+import { applyRefusalOp } from './refusals';
+import type { RefusalOp } from './refusals';
 import type { PruneRejectionsOp } from './retention';
 import type { StoreOp } from './stores';
 
@@ -37,7 +39,9 @@ export type Op =
   /** Console: every row of a Store but the Store and its keys (empty-store.ts). */
   | EmptyStoreOp
   /** Retention of the rejected-statement log (retention.ts). */
-  | PruneRejectionsOp;
+  | PruneRejectionsOp
+  /** The log of refused requests and its retention (refusals.ts). */
+  | RefusalOp;
 
 export interface StoreCounts {
   statements: number;
@@ -103,6 +107,10 @@ export function applyOp(state: ApplyState, op: Op): void {
       return;
     case 'pruneRejections':
       applyPruneRejections(state, op);
+      return;
+    case 'insertRefusals':
+    case 'pruneRefusals':
+      applyRefusalOp(state, op);
       return;
     default: {
       const unknown: never = op;

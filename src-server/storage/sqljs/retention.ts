@@ -11,7 +11,7 @@
 import { LIMIT_DEFAULTS } from '../../limits';
 import type { StoreRecord } from '../storage';
 import type { DurableDatabase } from './durable-database';
-import type { ApplyState } from './ops';
+import type { ApplyState, Op } from './ops';
 
 /** How many rejections a Store keeps: the newest `maxPerStore`, none older than `maxAgeDays`. */
 export interface RetentionBounds {
@@ -115,6 +115,21 @@ export async function pruneRejections(db: DurableDatabase, boundsFor: (storeId: 
     }
   }
   return deleted;
+}
+
+/**
+ * Runs pruning steps until `plan` finds nothing due, each committed like any write (journaled,
+ * durable before the next), with requests let run between them. Planned and committed with no
+ * await between: no other write can slip in. Used by the log of refused requests too (refusals.ts).
+ */
+export async function pruneStepwise(db: DurableDatabase, plan: () => Op | null): Promise<void> {
+  for (;;) {
+    await db.writable();
+    const op = plan();
+    if (!op) return;
+    await db.commit(op);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
 
 /** Runs `run` soon after open and then every `intervalMs` (never two at once); returns the stop. */

@@ -10,6 +10,7 @@ import { ensureActivitiesTable } from './activities';
 import { ensureDocumentSchema } from './documents';
 import { ensureIngestionTables } from './ingestion';
 import { ensureReceivedColumns } from './received';
+import { ensureRefusalsTable } from './refusals';
 import type { Sql } from './sql';
 import { ensureStatementTargets } from './statement-targets';
 import { ensureStoreLimitsColumn } from './stores';
@@ -123,6 +124,7 @@ export function ensureSchema(sql: Sql): Meta {
   ensureReceivedColumns(sql); // statements as received, for the Explorer
   ensureStoreLimitsColumn(sql); // a Store's own limits
   ensureTermTables(sql); // index terms by id (converts the earlier statement_terms)
+  ensureRefusalsTable(sql); // the log of refused requests
   return meta;
 }
 

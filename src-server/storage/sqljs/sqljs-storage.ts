@@ -20,6 +20,9 @@ import type {
   IngestionQuery,
   IngestionStats,
   InsertStatementsResult,
+  RefusalPage,
+  RefusalQuery,
+  RefusalRow,
   RejectionRow,
   StatementPage,
   StatementQuery,
@@ -29,11 +32,14 @@ import type {
   StorageStats,
   StoreRecord,
   StoredDocument,
+  StoredRefusal,
   StoredStatement,
 } from '../storage';
 import { findActivityRow } from './activities';
 import { CapacityGuard, DEFAULT_CAPACITY_LIMIT_BYTES } from './capacity';
-import { DEFAULT_RETENTION_BOUNDS, DEFAULT_RETENTION_INTERVAL_MS, pruneRejections, scheduleRetention } from './retention';
+import { DEFAULT_RETENTION_BOUNDS, DEFAULT_RETENTION_INTERVAL_MS, pruneRejections, pruneStepwise, scheduleRetention } from './retention';
+import type { RetentionBounds } from './retention';
+import { insertRefusalsOp, listRefusalRows, planPruneRefusals, SERVICE_WIDE } from './refusals';
 import { apiKeyUpdate, assertApiKey, findApiKeyRow, insertApiKeyOp, listApiKeyRows } from './api-keys';
 import {
   countDocumentRows,
@@ -95,7 +101,10 @@ export class SqljsStorage implements Storage {
     const retention = options.rejectionRetention;
     this.stopRetention = retention
       ? scheduleRetention(
-          () => this.pruneRejections().catch((err: unknown) => log(`could not prune the rejected-statement log: ${String(err)}`)),
+          async () => {
+            await this.pruneRejections().catch((err: unknown) => log(`could not prune the rejected-statement log: ${String(err)}`));
+            await this.pruneRefusals().catch((err: unknown) => log(`could not prune the log of refused requests: ${String(err)}`));
+          },
           retention.intervalMs ?? DEFAULT_RETENTION_INTERVAL_MS,
         )
       : () => {};
@@ -271,6 +280,43 @@ export class SqljsStorage implements Storage {
     this.db.assertOpen();
     checkLimit(query.limit);
     return this.read(storeId, { records: [], nextBeforeSeq: null }, (sql, storeNum) => searchExplorerRows(sql, storeNum, query));
+  }
+
+  // Refused requests (refusals.ts)
+
+  async insertRefusals(rows: Array<RefusalRow & { storeId: string | null }>): Promise<StoredRefusal[]> {
+    await this.db.writable();
+    // Rows of a Store deleted since the refusal are dropped: its log went with it.
+    const kept = rows.flatMap((row) => {
+      const storeNum = row.storeId === null ? SERVICE_WIDE : this.db.state.storeNums.get(row.storeId);
+      return storeNum === undefined ? [] : [{ ...row, storeNum }];
+    });
+    const op = insertRefusalsOp(this.db.state, kept);
+    if (!op) return [];
+    this.capacityGuard.assertRoom();
+    await this.db.commit(op);
+    return op.rows.map(({ storeNum: _storeNum, ...row }, i) => ({ ...row, storeId: kept[i]!.storeId }));
+  }
+
+  async listRefusals(query: RefusalQuery): Promise<RefusalPage> {
+    this.db.assertOpen();
+    checkLimit(query.limit);
+    const none: RefusalPage = { refusals: [], nextBeforeId: null };
+    if (query.storeId === null) return listRefusalRows(this.db.sql, SERVICE_WIDE, null, query);
+    const storeId = query.storeId;
+    return this.read(storeId, none, (sql, storeNum) => listRefusalRows(sql, storeNum, storeId, query));
+  }
+
+  /**
+   * Prunes every log of refused requests (each Store's and the service's) to `bounds` (default:
+   * the rejected log's defaults, 10,000 and 30 days), in journaled steps like the rejected log.
+   * Runs by itself with that log's schedule when `rejectionRetention` is configured.
+   */
+  async pruneRefusals(nowMs = Date.now(), bounds: RetentionBounds = DEFAULT_RETENTION_BOUNDS): Promise<void> {
+    this.db.assertOpen();
+    for (const storeNum of [SERVICE_WIDE, ...this.db.state.storeNums.values()]) {
+      await pruneStepwise(this.db, () => planPruneRefusals(this.db.sql, storeNum, bounds, nowMs));
+    }
   }
 
   // Console: statistics and maintenance (ingestion.ts, empty-store.ts)

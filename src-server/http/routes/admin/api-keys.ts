@@ -1,6 +1,6 @@
 /** /admin/api/stores/:slug/keys: issue, list, rotate, revoke. The secret is shown once, at creation. */
 import type { FastifyInstance } from 'fastify';
-import { createApiKey, revokeApiKey, rotateApiKey, toApiKeyView } from '../../../admin/api-keys';
+import { createApiKey, keyState, revokeApiKey, rotateApiKey, toApiKeyView } from '../../../admin/api-keys';
 import { createApiKeySchema, rotateApiKeySchema } from '../../../admin/contract';
 import type { ApiKeyRecord, Storage, StoreRecord } from '../../../storage/storage';
 import { errors } from '../../errors';
@@ -49,6 +49,14 @@ export default async function apiKeyRoutes(app: FastifyInstance, deps: AdminRout
     const store = await findStoreOr404(storage, request.params.slug);
     const key = await findKeyOr404(storage, store, request.params.id);
     if (key.revokedAt !== null) throw errors.conflict('key_revoked', 'A revoked key cannot be rotated; create a new key instead.');
+    // At most one live replacement: rotating twice would leave two keys content might be moved to.
+    const replacement = key.replacedBy === null ? null : await storage.findApiKey(key.replacedBy);
+    if (replacement && keyState(replacement, new Date()) === 'active') {
+      throw errors.conflict(
+        'key_already_rotated',
+        `This key was already rotated: its replacement is "${replacement.id}". Rotate or revoke the replacement instead.`,
+      );
+    }
     const input = parseInput(rotateApiKeySchema, request.body, 'body');
     return reply.code(201).send(await rotateApiKey(storage, store, key, input));
   });

@@ -62,12 +62,18 @@ export default async function eventRoutes(app: FastifyInstance, options: EventRo
       if (store !== undefined && event.store !== store) return;
       send(`event: statement\nid: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`);
     });
+    // Refused requests (refusal-recorder.ts): a Store's, or with no `store`, every log's.
+    const unsubscribeRefusals = liveEventBus(options.storage).subscribeRefusals((event) => {
+      if (store !== undefined && event.store !== store) return;
+      send(`event: refusal\ndata: ${JSON.stringify(event)}\n\n`);
+    });
     const heartbeat = setInterval(() => send(': heartbeat\n\n'), heartbeatMs);
     heartbeat.unref();
     function end(): void {
       if (ended) return;
       ended = true;
       unsubscribe();
+      unsubscribeRefusals();
       clearInterval(heartbeat);
       open.delete(end);
       if (!res.writableEnded) res.end();
