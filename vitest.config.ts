@@ -7,6 +7,8 @@ const jsonReport = process.env['VITEST_JSON'];
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Builds out/ when its sources changed: tests that serve or run the built app find it fresh.
+    globalSetup: ['test/global-setup.ts'],
     environment: 'node',
     testTimeout: 20_000,
     hookTimeout: 30_000,

@@ -37,13 +37,16 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  console.log(`Lore LRS listening on ${service.url}`);
-  console.log(`  data directory: ${config.dataDir}`);
-  console.log(`  admin API:      ${service.url}/admin/api`);
-  console.log(`  web console:    ${service.url}/admin/`);
-  if (service.generatedAdminToken) {
-    console.log(`  admin token (shown once, only its hash is kept): ${service.generatedAdminToken}`);
-  }
+  // One write: whoever reads the output (a terminal, a supervisor, a script waiting for the URL)
+  // never sees the URL without the token that goes with it.
+  const banner = [
+    `Lore LRS listening on ${service.url}`,
+    `  data directory: ${config.dataDir}`,
+    `  admin API:      ${service.url}/admin/api`,
+    `  web console:    ${service.url}/admin/`,
+  ];
+  if (service.generatedAdminToken) banner.push(`  admin token (shown once, only its hash is kept): ${service.generatedAdminToken}`);
+  console.log(banner.join('\n'));
 
   // npm, tsx and a terminal each relay Ctrl-C to the process group, so one stop request often
   // arrives as two signals: later ones must not cut the snapshot short (the default action would).

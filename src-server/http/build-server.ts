@@ -42,6 +42,10 @@ import { presentedXapiCredentials, registerAuthBackoff, registerRequestLimits } 
 import { TokenBuckets } from './plugins/rate-limit';
 import { normaliseRequestUrl } from './xapi-path';
 import { registerStopping } from './plugins/stopping';
+// Refused requests leave a trace: a log per Store and one for the service (refusal-log.ts).
+import { RefusalRecorder } from '../admin/refusal-recorder';
+import { registerRefusalLog } from './plugins/refusal-log';
+import refusalRoutes from './routes/admin/refusals';
 
 export interface ServerOptions {
   storage: Storage;
@@ -81,6 +85,10 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   registerStopping(app);
   registerErrorHandling(app, { publicUrl: options.publicUrl });
   registerAlternateRequestSyntax(app);
+  const refusals = new RefusalRecorder(options.storage, { log: (message) => app.log.warn(message) });
+  registerRefusalLog(app, { storage: options.storage, recorder: refusals });
+  // The last refusals are written before the service closes its storage.
+  app.addHook('onClose', async () => refusals.flush());
 
   const clock = new StoredClock();
   const startedAt = new Date().toISOString();
@@ -123,6 +131,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
       await admin.register(apiKeyRoutes, adminDeps);
       await admin.register(explorerRoutes, adminDeps);
       await admin.register(backupRoutes, adminDeps); // POST /backups: a download of the database
+      await admin.register(refusalRoutes, { ...adminDeps, recorder: refusals });
     },
     { prefix: '/admin/api' },
   );

@@ -2,18 +2,16 @@
  * End-to-end harness: a real Lore service in this process (port 0, temp data dir, known admin
  * token) serving the built console at /admin/, and Debian's Chromium driven by playwright-core.
  */
-import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { buildIfStale } from '../../scripts/build-if-stale.mjs';
 import { startService, type RunningService } from '../../src-server/service';
 
 export const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
 export const SCREENS_DIR = process.env['LORE_SCREENS_DIR'] ?? '/tmp/lore-screens';
 
-const repo = new URL('../..', import.meta.url).pathname;
 
 /** Debian's Chromium (CI installs it); undefined when this machine has none. */
 export function findChromium(): string | undefined {
@@ -21,10 +19,9 @@ export function findChromium(): string | undefined {
   return candidates.find((path) => existsSync(path));
 }
 
-/** Builds main, preload and renderer into out/ (the service serves out/renderer at /admin/). */
+/** Builds main, preload and renderer into out/ (the service serves out/renderer at /admin/) when their sources changed. */
 export async function buildConsole(): Promise<void> {
-  const electronVite = join(repo, 'node_modules/electron-vite/bin/electron-vite.js');
-  await promisify(execFile)(process.execPath, [electronVite, 'build', '--logLevel', 'warn'], { cwd: repo, timeout: 120_000 });
+  await buildIfStale({ log: () => {} });
 }
 
 export interface ConsoleHarness {

@@ -95,7 +95,10 @@ export default async function statementRoutes(app: FastifyInstance, deps: Statem
     requireScope(request, 'statements/write');
     const { body, attachments } = readStatementBody(request);
     const outcome = await recordStatements(context(request), body, { attachments });
-    if (!outcome.ok) throw failureToError(outcome.failure);
+    if (!outcome.ok) {
+      request.lrsRejectionLogged = true; // kept in the rejected log: not a refusal to log again
+      throw failureToError(outcome.failure);
+    }
     return reply.code(200).send(outcome.value);
   });
 
@@ -110,7 +113,10 @@ export default async function statementRoutes(app: FastifyInstance, deps: Statem
     }
     const { body, attachments } = readStatementBody(request);
     const outcome = await recordStatements(context(request), body, { statementId: statementId.toLowerCase(), attachments });
-    if (!outcome.ok) throw failureToError(outcome.failure);
+    if (!outcome.ok) {
+      request.lrsRejectionLogged = true; // kept in the rejected log: not a refusal to log again
+      throw failureToError(outcome.failure);
+    }
     return reply.code(204).send();
   });
 
