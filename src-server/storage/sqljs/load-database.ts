@@ -14,7 +14,8 @@ import { allocateFileStorage, imageStorageFor } from './file-storage';
 import { truncateDurably } from './fs';
 import { PendingIngestion } from './ingestion';
 import type { StorageFs } from './fs';
-import { decodeJournal, isJournalFileName, journalFileName } from './journal-format';
+import { decodeJournal, encodeRecord, findNextRecord, isJournalFileName, journalFileName, statementIdsIn, surveyJournal } from './journal-format';
+import type { JournalRecord } from './journal-format';
 import { applyOpInTransaction } from './ops';
 import type { ApplyState } from './ops';
 import { ensureSchema } from './schema';
@@ -75,6 +76,8 @@ export interface LoadContext {
   log: (msg: string) => void;
   /** Journal files to read only up to this size (after a failed flush: the bytes known durable). */
   durableSizes: Map<string, number>;
+  /** Set by the repair command: read on past damage and note what is lost instead of refusing. */
+  repair?: JournalRepairLog;
 }
 
 export interface LoadedDatabase {
@@ -133,8 +136,12 @@ async function openSnapshot(ctx: LoadContext, snapshotPath: string): Promise<{ s
 }
 
 /**
- * Applies the journal files in order, skipping the records the snapshot already holds. A torn or
- * corrupt record ends the replay; the newest file is cut back to its last good record.
+ * Applies the journal files in order, skipping the records the snapshot already holds.
+ *
+ * A bad record with no whole record after it anywhere is a torn tail: a write a crash cut short,
+ * never acknowledged. It is cut off. A bad record with whole records after it is damage: cutting
+ * there would destroy acknowledged writes, so the open is refused (JournalDamagedError) with
+ * nothing changed, and the repair command takes over (`ctx.repair`, journal-repair.ts).
  */
 async function replayJournals(
   ctx: LoadContext,
@@ -142,48 +149,164 @@ async function replayJournals(
   snapshotSeq: number,
 ): Promise<Pick<LoadedDatabase, 'journalSeq' | 'current' | 'older'>> {
   const names = (await ctx.fs.readdir(ctx.dataDir)).filter(isJournalFileName).sort();
-  let journalSeq = snapshotSeq;
-  let applied = 0;
+  const replay = { journalSeq: snapshotSeq, applied: 0, snapshotSeq };
   let current: LoadedDatabase['current'] | null = null;
   for (const [i, name] of names.entries()) {
     const file = path.join(ctx.dataDir, name);
     const whole = (await ctx.fs.readFile(file)) ?? new Uint8Array();
     const bytes = whole.subarray(0, ctx.durableSizes.get(file) ?? whole.length);
-    const decoded = decodeJournal(bytes);
-    for (const record of decoded.records) {
-      if (record.j <= snapshotSeq && journalSeq === snapshotSeq) continue;
-      if (record.j !== journalSeq + 1) {
-        throw new Error(`journal ${file} holds record ${record.j} after record ${journalSeq}: records are missing`);
-      }
-      try {
-        applyOpInTransaction(state, record.op);
-      } catch (err) {
-        throw new Error(`cannot apply journal record ${record.j} of ${file}: ${err instanceof Error ? err.message : String(err)}`, {
-          cause: err,
-        });
-      }
-      journalSeq = record.j;
-      applied++;
+    if (ctx.repair) {
+      current = { path: file, size: replayForRepair(ctx.repair, state, replay, file, bytes, i === names.length - 1), exists: true };
+      continue;
     }
+    const decoded = decodeJournal(bytes);
+    for (const record of decoded.records) applyRecord(state, replay, record, file);
     if (decoded.damage !== null) {
-      if (i < names.length - 1) {
-        // Only the newest file can end in a torn write; damage anywhere else loses acknowledged records.
-        throw new Error(
-          `journal ${file} is damaged (${decoded.damage}) and newer journal files follow it; ` +
-            'not opening, as that would drop acknowledged writes. Restore the data directory from a backup.',
-        );
+      const next = findNextRecord(bytes, decoded.goodBytes, replay.journalSeq);
+      const later = await countLaterRecords(ctx, names.slice(i + 1));
+      if (next || later > 0) {
+        const following = (next ? surveyJournal(bytes.subarray(next.offset)).records.length : 0) + later;
+        throw new JournalDamagedError(file, decoded.damage, following, ctx.dataDir);
       }
-      ctx.log(`journal ${name}: ${decoded.damage}; dropped ${bytes.length - decoded.goodBytes} bytes after the last complete record`);
+      ctx.log(`journal ${name}: torn tail (a write cut short by a crash, never acknowledged): ${decoded.damage}; dropped ${bytes.length - decoded.goodBytes} bytes after the last complete record`);
       await truncateDurably(ctx.fs, file, decoded.goodBytes);
     }
     current = { path: file, size: decoded.goodBytes, exists: true };
   }
-  if (applied > 0) ctx.log(`replayed ${applied} journal records`);
+  if (replay.applied > 0) ctx.log(`replayed ${replay.applied} journal records`);
   return {
-    journalSeq,
-    current: current ?? { path: path.join(ctx.dataDir, journalFileName(journalSeq + 1)), size: 0, exists: false },
+    journalSeq: replay.journalSeq,
+    current: current ?? { path: path.join(ctx.dataDir, journalFileName(replay.journalSeq + 1)), size: 0, exists: false },
     older: names.slice(0, -1).map((name) => path.join(ctx.dataDir, name)),
   };
+}
+
+interface ReplayProgress {
+  snapshotSeq: number;
+  /** The journal seq of the last record applied (or accounted for by a lostRecords record). */
+  journalSeq: number;
+  applied: number;
+}
+
+/** Whether the snapshot already holds the record (replay skips it). */
+function inSnapshot(replay: ReplayProgress, record: JournalRecord): boolean {
+  return record.j <= replay.snapshotSeq && replay.journalSeq === replay.snapshotSeq;
+}
+
+function applyRecord(state: ApplyState, replay: ReplayProgress, record: JournalRecord, file: string): void {
+  if (inSnapshot(replay, record)) return;
+  if (record.j !== replay.journalSeq + 1) {
+    throw new Error(`journal ${file} holds record ${record.j} after record ${replay.journalSeq}: records are missing`);
+  }
+  try {
+    applyOpInTransaction(state, record.op);
+  } catch (err) {
+    throw new Error(`cannot apply journal record ${record.j} of ${file}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+  replay.journalSeq = record.op.t === 'lostRecords' ? record.op.through : record.j;
+  replay.applied++;
+}
+
+/** Whole records in journal files after a damaged one: what cutting there would destroy. */
+async function countLaterRecords(ctx: LoadContext, names: string[]): Promise<number> {
+  let count = 0;
+  for (const name of names) count += surveyJournal((await ctx.fs.readFile(path.join(ctx.dataDir, name))) ?? new Uint8Array()).records.length;
+  return count;
+}
+
+/**
+ * Repair's replay of one file: every whole record it can read and apply, a lostRecords record
+ * where records are missing or cannot be applied (a record that needs a lost one), and the file's
+ * new bytes for the repair command to write. Returns the new size.
+ */
+function replayForRepair(repair: JournalRepairLog, state: ApplyState, replay: ReplayProgress, file: string, bytes: Uint8Array, newest: boolean): number {
+  const survey = surveyJournal(bytes);
+  const kept: Uint8Array[] = [];
+  let changed = survey.damage.length > 0;
+  const lose = (through: number, reason: string, statementIds: string[], records: number) => {
+    const marker: JournalRecord = { j: replay.journalSeq + 1, op: { t: 'lostRecords', through, reason, statementIds } };
+    kept.push(encodeRecord(marker));
+    applyRecord(state, replay, marker, file);
+    repair.lost.push({ file, reason, records, statementIds });
+    changed = true;
+  };
+  for (const at of survey.records) {
+    const { record } = at;
+    if (inSnapshot(replay, record)) {
+      kept.push(bytes.subarray(at.offset, at.offset + at.length));
+      continue;
+    }
+    if (record.j > replay.journalSeq + 1) {
+      // Records are missing before this one: the damaged bytes held them.
+      const span = survey.damage.findLast((d) => d.end <= at.offset);
+      const where = span ? `${span.reason} at byte ${span.offset} of ${path.basename(file)}` : `missing before record ${record.j}`;
+      const ids = span ? statementIdsIn(bytes.subarray(span.offset, span.end)) : [];
+      lose(record.j - 1, where, ids, record.j - 1 - replay.journalSeq);
+    }
+    if (record.j !== replay.journalSeq + 1) {
+      // An older copy of a record already accounted for (seq at or below the last): not replayed twice.
+      changed = true;
+      continue;
+    }
+    const ids = record.op.t === 'insertStatements' ? record.op.rows.map((row) => row.statementId) : [];
+    const orphan = missingStore(state, record.op);
+    if (orphan !== null) {
+      // Applied, its rows would wait for whichever Store takes that number next.
+      lose(record.j, `record ${record.j} belongs to a Store whose creation was lost (${orphan})`, ids, 1);
+      continue;
+    }
+    try {
+      applyRecord(state, replay, record, file);
+      kept.push(bytes.subarray(at.offset, at.offset + at.length));
+    } catch (err) {
+      // The transaction rolled back; the lookups it may have filled must go with it.
+      loadCaches(state);
+      lose(record.j, `record ${record.j} could not be applied without the lost ones: ${err instanceof Error ? err.message : String(err)}`, ids, 1);
+    }
+  }
+  const tail = survey.damage.at(-1);
+  if (tail && tail.seqAfter === null && newest) repair.tornTail = { file, offset: tail.offset, bytes: tail.end - tail.offset };
+  const content = Buffer.concat(kept);
+  if (changed) repair.rewrites.set(file, content);
+  return content.length;
+}
+
+/** The Store an operation names that does not exist (its creation was lost), or null. */
+function missingStore(state: ApplyState, op: JournalRecord['op']): string | null {
+  const nums = new Set(state.storeNums.values());
+  if ('storeNum' in op && typeof op.storeNum === 'number' && !nums.has(op.storeNum)) return `Store number ${op.storeNum}`;
+  if (op.t === 'insertRefusals') {
+    const unknown = op.rows.find((row) => row.storeNum !== 0 && !nums.has(row.storeNum));
+    if (unknown) return `Store number ${unknown.storeNum}`;
+  }
+  if (op.t === 'insertApiKey' && !state.storeNums.has(op.key.storeId)) return `Store ${op.key.storeId}`;
+  return null;
+}
+
+/** What a repair found, filled by loadDatabase when `LoadContext.repair` is set. */
+export interface JournalRepairLog {
+  /** Journal files and the bytes they should hold: whole records and lostRecords records. */
+  rewrites: Map<string, Buffer>;
+  lost: Array<{ file: string; reason: string; records: number; statementIds: string[] }>;
+  /** A torn tail cut from the newest file (a write never acknowledged). */
+  tornTail: { file: string; offset: number; bytes: number } | null;
+}
+
+/** Damage with whole records after it: opening would have to destroy them, so it is refused. */
+export class JournalDamagedError extends Error {
+  constructor(
+    readonly file: string,
+    readonly damage: string,
+    readonly recordsAfter: number,
+    dataDir: string,
+  ) {
+    super(
+      `journal ${file} is damaged (${damage}), and ${recordsAfter} whole record${recordsAfter === 1 ? '' : 's'} follow the damage. ` +
+        'Lore did not start and changed nothing, as cutting the journal there would lose acknowledged writes. ' +
+        `Run \`npm run repair -- --data-dir ${dataDir}\`: it keeps a copy of every file it changes, skips only the damaged record(s) and reports what they held.`,
+    );
+    this.name = 'JournalDamagedError';
+  }
 }
 
 /** Rebuilds the in-memory lookups from the database (at load, and after a write that failed to apply). */

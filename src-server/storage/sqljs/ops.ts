@@ -41,7 +41,21 @@ export type Op =
   /** Retention of the rejected-statement log (retention.ts). */
   | PruneRejectionsOp
   /** The log of refused requests and its retention (refusals.ts). */
-  | RefusalOp;
+  | RefusalOp
+  | LostRecordsOp;
+
+/**
+ * Written by the repair command (journal-repair.ts) where records could not be read or applied:
+ * journal seqs up to `through` are accounted for, so replay goes on at `through + 1` instead of
+ * refusing a gap. Applies nothing.
+ */
+export interface LostRecordsOp {
+  t: 'lostRecords';
+  through: number;
+  reason: string;
+  /** Statement ids the lost records still named, where their bytes could be read. */
+  statementIds: string[];
+}
 
 export interface StoreCounts {
   statements: number;
@@ -111,6 +125,8 @@ export function applyOp(state: ApplyState, op: Op): void {
     case 'insertRefusals':
     case 'pruneRefusals':
       applyRefusalOp(state, op);
+      return;
+    case 'lostRecords':
       return;
     default: {
       const unknown: never = op;
