@@ -147,4 +147,34 @@ describe.skipIf(!mountable)(title, () => {
       expect(response.status, `refused ${id}`).toBe(404);
     }
   }, 90_000);
+
+  it('never shows a refused statement, not even right after the refusal, while other writes are in flight', async () => {
+    // The service of the test above, with room again; the disk fills once more.
+    fillDisk(filler);
+    const batches = Array.from({ length: 6 }, () => Array.from({ length: 100 }, () => randomUUID()));
+    const seenRefused: string[] = [];
+    let refusedBatches = 0;
+    await Promise.all(
+      batches.map(async (ids) => {
+        const response = await fetch(`${service!.url}/disk/xAPI/statements`, {
+          method: 'POST',
+          headers: xapiHeaders(key.basic),
+          body: JSON.stringify(ids.map(statementFor)),
+        });
+        if (response.status === 200) return;
+        expect(response.status).toBe(503);
+        refusedBatches++;
+        // At once, as a forwarder or the Explorer would: none of the refused batch is there.
+        for (const id of ids.slice(0, 20)) {
+          const read = await fetch(`${service!.url}/disk/xAPI/statements?statementId=${id}`, { headers: xapiHeaders(key.basic) });
+          if (read.status !== 404) seenRefused.push(id);
+        }
+        const page = (await (await fetch(`${service!.url}/disk/xAPI/statements?limit=500`, { headers: xapiHeaders(key.basic) })).json()) as { statements: Array<{ id: string }> };
+        seenRefused.push(...page.statements.map((st) => st.id).filter((id) => ids.includes(id)));
+      }),
+    );
+    expect(refusedBatches).toBeGreaterThan(0);
+    expect(seenRefused).toEqual([]);
+    rmSync(filler);
+  }, 60_000);
 });

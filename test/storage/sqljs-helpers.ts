@@ -85,15 +85,17 @@ export async function withStore(storage: Storage): Promise<StoreRecord> {
 /** "Reopen" closes the storage and opens the same directory: close() writes a snapshot. */
 async function closedAndReopened(): Promise<ContractSubject> {
   const dir = await tempDir();
-  let current = await openIn(dir);
+  const { fs, control } = instrumentedFs();
+  let current = await openIn(dir, { fs });
   return {
     storage: current,
     reopen: async () => {
       await current.close();
-      current = await openIn(dir);
+      current = await openIn(dir, { fs });
       return current;
     },
     cleanup: () => current.close(),
+    holdDurability: () => control.holdSyncs(),
   };
 }
 
@@ -102,7 +104,9 @@ async function closedAndReopened(): Promise<ContractSubject> {
  * only journals the coalesced last-used times (which a crash may lose by design) and lets a
  * snapshot under way finish, so the copy is one a crash could leave.
  */
-async function crashedAndReopened(options: Partial<SqljsStorageOptions> = {}): Promise<ContractSubject> {
+async function crashedAndReopened(openOptions: Partial<SqljsStorageOptions> = {}): Promise<ContractSubject> {
+  const { fs, control } = instrumentedFs();
+  const options = { ...openOptions, fs };
   let current = await openIn(await tempDir(), options);
   const open: SqljsStorage[] = [current];
   return {
@@ -116,6 +120,7 @@ async function crashedAndReopened(options: Partial<SqljsStorageOptions> = {}): P
     cleanup: async () => {
       for (const s of open) await s.close();
     },
+    holdDurability: () => control.holdSyncs(),
   };
 }
 

@@ -18,6 +18,11 @@ export interface ContractSubject {
   reopen: () => Promise<Storage>;
   /** Closes whatever is open and removes the data. */
   cleanup: () => Promise<void>;
+  /**
+   * Holds every write short of durable (its fsync, its commit) until the returned function is
+   * called: what a read may see of a write not yet acknowledged.
+   */
+  holdDurability: () => () => void;
 }
 
 /** What the parts of the contract (documents, targets, console, Activities) run against: a Store in a fresh storage. */
@@ -69,6 +74,31 @@ export function describeStorageContract(name: string, open: () => Promise<Contra
       const page = await storage.queryStatements(store.id, { limit: 100, ...query });
       return page.statements.map((s) => s.statementId);
     }
+
+    describe('reads show only durable writes', () => {
+      it('shows no statement or rejection before its write is durable, and each one once it is acknowledged', async () => {
+        const [earlier] = await insert({ actor: ALICE });
+        const release = subject.holdDurability();
+        const row = makeStatement({ actor: ALICE });
+        const rejection = makeRejection();
+        let acknowledged = false;
+        const writes = Promise.all([storage.insertStatements(store.id, [row]), storage.insertRejections(store.id, [rejection])]).then(() => (acknowledged = true));
+        // Every chance for the writes to get as far as they can without the disk.
+        for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+        expect(acknowledged).toBe(false);
+        expect(await storage.findStatement(store.id, row.statementId)).toBeNull();
+        expect(await ids({})).toEqual([earlier]);
+        expect(await ids({ agent: ALICE })).toEqual([earlier]);
+        const explorer = await storage.searchExplorer(store.id, { limit: 50 });
+        expect(explorer.records.map((r) => r.statementId)).toEqual([earlier]);
+
+        release();
+        await writes;
+        expect(await storage.findStatement(store.id, row.statementId)).not.toBeNull();
+        expect(await ids({})).toEqual([row.statementId, earlier]);
+        expect((await storage.searchExplorer(store.id, { limit: 50 })).records.map((r) => r.status)).toEqual(['rejected', 'accepted', 'accepted']);
+      });
+    });
 
     describe('Stores', () => {
       it('finds a Store by id and by slug, and lists Stores in creation order', async () => {

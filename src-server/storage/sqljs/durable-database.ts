@@ -82,6 +82,13 @@ export class DurableDatabase {
   private writer!: JournalWriter;
   /** The journal seq of the newest record applied. */
   private journalSeq = 0;
+  /**
+   * The highest statement/rejection seq whose journal record is durable. Writes are applied in
+   * memory before their record reaches the disk (the write path needs them there to check the
+   * next batch), so reads cap themselves at this seq: no read shows a statement a crash or a
+   * failed flush could still take away.
+   */
+  private durableSeq = 0;
   /** The journal seq the snapshot on disk holds. */
   private snapshotSeq = 0;
   private snapshotExists = false;
@@ -139,6 +146,8 @@ export class DurableDatabase {
     this.applyState = loaded.state;
     this.changes = loaded.changes;
     this.journalSeq = loaded.journalSeq;
+    // Everything loaded came from the disk.
+    this.durableSeq = loaded.state.lastSeq;
     this.snapshotSeq = loaded.snapshotSeq;
     this.snapshotExists = loaded.snapshotExists;
     this.olderJournals = loaded.older;
@@ -197,7 +206,16 @@ export class DurableDatabase {
       throw err;
     }
     this.journalSeq = j;
-    return this.writer.append(record);
+    const seq = this.applyState.lastSeq;
+    // Before the caller hears of it: a read the caller makes next sees its write.
+    return this.writer.append(record).then(() => {
+      if (seq > this.durableSeq) this.durableSeq = seq;
+    });
+  }
+
+  /** The highest statement/rejection seq a read may show: its record is on disk. */
+  get visibleSeq(): number {
+    return this.durableSeq;
   }
 
   /**

@@ -200,19 +200,24 @@ export class SqljsStorage implements Storage {
     return result;
   }
 
+  // Reads of statements and rejections stop at db.visibleSeq: a statement applied in memory whose
+  // journal record is not yet on disk is not shown (durable-database.ts says why).
+
   async findStatement(storeId: string, statementId: string): Promise<StoredStatement | null> {
-    return this.read(storeId, null, (sql, storeNum) => findStatementRow(sql, storeNum, statementId));
+    const found = this.read(storeId, null, (sql, storeNum) => findStatementRow(sql, storeNum, statementId));
+    return found && found.seq <= this.db.visibleSeq ? found : null;
   }
 
   async queryStatements(storeId: string, query: StatementQuery): Promise<StatementPage> {
     this.db.assertOpen();
     checkLimit(query.limit);
-    return this.read(storeId, { statements: [], nextAfterSeq: null }, (sql, storeNum) => queryStatementRows(sql, storeNum, query));
+    const visible = { ...query, maxSeq: Math.min(query.maxSeq ?? Number.MAX_SAFE_INTEGER, this.db.visibleSeq) };
+    return this.read(storeId, { statements: [], nextAfterSeq: null }, (sql, storeNum) => queryStatementRows(sql, storeNum, visible));
   }
 
   async currentSeq(): Promise<number> {
     this.db.assertOpen();
-    return this.db.state.lastSeq;
+    return this.db.visibleSeq;
   }
 
   /** Raw attachments by sha2 (xAPI §2.4.11). */
@@ -279,7 +284,8 @@ export class SqljsStorage implements Storage {
   async searchExplorer(storeId: string, query: ExplorerQuery): Promise<ExplorerPage> {
     this.db.assertOpen();
     checkLimit(query.limit);
-    return this.read(storeId, { records: [], nextBeforeSeq: null }, (sql, storeNum) => searchExplorerRows(sql, storeNum, query));
+    const visible = { ...query, beforeSeq: Math.min(query.beforeSeq ?? Number.MAX_SAFE_INTEGER, this.db.visibleSeq + 1) };
+    return this.read(storeId, { records: [], nextBeforeSeq: null }, (sql, storeNum) => searchExplorerRows(sql, storeNum, visible));
   }
 
   // Refused requests (refusals.ts)
