@@ -3,7 +3,7 @@
  * SERVICE_SETTINGS and LIMIT_SETTINGS (limits.ts) are the one list of flags: the parser and
  * `--help` both read them, so the help can never miss a flag.
  */
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { LIMIT_DEFAULTS, LIMIT_FLAG_OPTIONS, LIMIT_SETTINGS, readServiceLimits, type ServiceLimits } from './limits';
@@ -17,7 +17,23 @@ export const SERVICE_SETTINGS = [
   { flag: 'data-dir', env: 'LRS_DATA_DIR', default: './.lore-data', help: 'where the data lives; one service per directory' },
   { flag: 'public-url', env: 'LRS_PUBLIC_URL', default: 'the listen URL', help: 'the base URL content uses, behind a proxy (its path is kept)' },
   { flag: null, env: 'LRS_ADMIN_TOKEN', default: 'generated', help: "the admin API's bearer token (at least 16 characters)" },
+  { flag: 'backup-dir', env: 'LRS_BACKUP_DIR', default: 'backups beside the data directory', help: 'where scheduled backups are written (an external disk, a synced folder)' },
+  { flag: 'backup-interval', env: 'LRS_BACKUP_INTERVAL', default: '24h', help: 'time between scheduled backups: 30s, 15m, 6h, 7d; off for none' },
+  { flag: 'backup-keep', env: 'LRS_BACKUP_KEEP', default: '7', help: 'scheduled backups kept; older ones are deleted' },
 ] as const;
+
+const DURATION_UNITS_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** `30s`, `15m`, `6h`, `7d` in milliseconds; `off` (or 0) is null: no scheduled backups. */
+export function parseBackupInterval(text: string): number | null {
+  const trimmed = text.trim().toLowerCase();
+  if (trimmed === 'off' || trimmed === '0') return null;
+  const match = /^(\d+(?:\.\d+)?)\s*(s|m|h|d)$/.exec(trimmed);
+  if (!match) throw new ConfigError(`Invalid configuration (backupInterval): "${text}" is not a duration such as 30s, 15m, 6h or 7d (or off)`);
+  const ms = Number(match[1]) * DURATION_UNITS_MS[match[2] as keyof typeof DURATION_UNITS_MS];
+  if (ms < 1000) throw new ConfigError('Invalid configuration (backupInterval): at least 1s');
+  return Math.round(ms);
+}
 
 /** Flags that ask for something other than serving. */
 const COMMAND_FLAGS = {
@@ -31,6 +47,15 @@ const configSchema = z.object({
   dataDir: z.string().min(1),
   publicUrl: z.url().optional(),
   adminToken: z.string().min(16, 'LRS_ADMIN_TOKEN must have at least 16 characters').optional(),
+  /** Scheduled backups (admin/backup-schedule.ts); absent in configs built by hand: none. */
+  backups: z
+    .object({
+      dir: z.string().min(1),
+      /** null: no scheduled backups. */
+      intervalMs: z.number().int().positive().nullable(),
+      keep: z.coerce.number().int('backup-keep must be a whole number').min(1, 'backup-keep must be at least 1'),
+    })
+    .optional(),
 });
 /** `limits` is absent in configs built by hand (tests, the desktop app): the defaults apply. */
 export type ServiceConfig = z.infer<typeof configSchema> & { limits?: ServiceLimits };
@@ -60,12 +85,18 @@ export function readCommandLine(argv: string[], env: NodeJS.ProcessEnv): Command
   }
   if (flags['help'] === true) return { command: 'help' };
   const text = (name: string) => (typeof flags[name] === 'string' ? (flags[name] as string) : undefined);
+  const dataDir = resolve(text('data-dir') ?? env.LRS_DATA_DIR ?? '.lore-data');
   const parsed = configSchema.safeParse({
     port: text('port') ?? env.LRS_PORT ?? DEFAULT_PORT,
     host: text('host') ?? env.LRS_HOST ?? '127.0.0.1',
-    dataDir: resolve(text('data-dir') ?? env.LRS_DATA_DIR ?? '.lore-data'),
+    dataDir,
     publicUrl: text('public-url') ?? env.LRS_PUBLIC_URL ?? undefined,
     adminToken: env.LRS_ADMIN_TOKEN || undefined,
+    backups: {
+      dir: resolve(text('backup-dir') ?? env.LRS_BACKUP_DIR ?? defaultBackupDir(dataDir)),
+      intervalMs: parseBackupInterval(text('backup-interval') ?? env.LRS_BACKUP_INTERVAL ?? '24h'),
+      keep: text('backup-keep') ?? env.LRS_BACKUP_KEEP ?? 7,
+    },
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -75,6 +106,11 @@ export function readCommandLine(argv: string[], env: NodeJS.ProcessEnv): Command
   if (!limits.ok) throw new ConfigError(`Invalid configuration: ${limits.message}`);
   const config = { ...parsed.data, limits: limits.limits };
   return flags['reset-admin-token'] === true ? { command: 'reset-admin-token', config } : { command: 'serve', config };
+}
+
+/** `backups` beside the data directory: on the same disk, but outside the directory a repair or restore rewrites. */
+export function defaultBackupDir(dataDir: string): string {
+  return join(dirname(dataDir), 'backups');
 }
 
 /** The configuration to serve with (for callers that only ever serve: the desktop app's service process, tests). */

@@ -5,6 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { resolveAdminToken } from './admin/admin-token';
+import { BackupSchedule } from './admin/backup-schedule';
 import type { ServiceConfig } from './config';
 import { buildServer } from './http/build-server';
 import { LIMIT_DEFAULTS, rejectedRetentionFor } from './limits';
@@ -65,6 +66,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     const adminToken = resolveAdminToken(config.dataDir, config.adminToken);
     // The public URL is known only once the port is: `--port 0` picks one at listen time.
     let publicUrl = config.publicUrl ?? '';
+    const backupStatus: { current: BackupSchedule | null } = { current: null };
     const listening: { url?: string; port?: number } = {};
     const app = buildServer({
       storage,
@@ -74,7 +76,15 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       limits: config.limits,
       // For the console's Connection screen and the admin Host guard.
       serviceInfo: () => ({ listenUrl: listening.url, host: config.host, port: listening.port, dataDir: config.dataDir }),
+      backups: () => backupStatus.current?.status(),
     });
+    // Scheduled backups (admin/backup-schedule.ts), started once the service listens.
+    const writeBackup = storage.writeBackup.bind(storage);
+    const backupSchedule =
+      config.backups?.intervalMs != null
+        ? new BackupSchedule({ dir: config.backups.dir, intervalMs: config.backups.intervalMs, keep: config.backups.keep, write: writeBackup, log, owner: config.dataDir })
+        : null;
+    backupStatus.current = backupSchedule;
     await app.listen({ port: config.port, host: config.host });
     const port = (app.server.address() as AddressInfo).port;
     const url = `http://${urlHost(config.host)}:${port}`;
@@ -82,6 +92,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     listening.port = port;
     if (!config.publicUrl) publicUrl = url;
     adminToken.keep();
+    await backupSchedule?.start();
 
     let stopping: Promise<void> | null = null;
     return {
@@ -91,6 +102,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       stop: () => {
         stopping ??= (async () => {
           const started = performance.now();
+          await backupSchedule?.stop();
           await app.close();
           const requestsDoneMs = performance.now() - started;
           await storage.close();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_PORT, readConfig } from '../src-server/config';
+import { ConfigError, DEFAULT_PORT, parseBackupInterval, readConfig } from '../src-server/config';
 
 describe('service configuration', () => {
   it('defaults to 127.0.0.1 and the default port', () => {
@@ -25,5 +25,19 @@ describe('service configuration', () => {
 
   it('refuses an admin token too short to be safe', () => {
     expect(() => readConfig([], { LRS_ADMIN_TOKEN: 'short' })).toThrow(/LRS_ADMIN_TOKEN/);
+  });
+
+  it('backs up every 24 h into a backups folder beside the data directory, keeping 7, unless told otherwise', () => {
+    expect(readConfig(['--data-dir', '/var/lib/lore/data'], {}).backups).toEqual({ dir: '/var/lib/lore/backups', intervalMs: 86_400_000, keep: 7 });
+    const told = readConfig(['--backup-dir', '/mnt/usb/lore', '--backup-interval', '6h', '--backup-keep', '3'], { LRS_BACKUP_INTERVAL: '15m' });
+    expect(told.backups).toEqual({ dir: '/mnt/usb/lore', intervalMs: 6 * 3_600_000, keep: 3 });
+    expect(readConfig([], { LRS_BACKUP_INTERVAL: 'off' }).backups?.intervalMs).toBeNull();
+  });
+
+  it('reads backup intervals in seconds, minutes, hours and days, and refuses anything else by name', () => {
+    expect([parseBackupInterval('30s'), parseBackupInterval('15m'), parseBackupInterval('6h'), parseBackupInterval('7d')]).toEqual([30_000, 900_000, 21_600_000, 604_800_000]);
+    expect(parseBackupInterval('off')).toBeNull();
+    expect(() => readConfig(['--backup-interval', 'daily'], {})).toThrow(/backupInterval.*"daily" is not a duration/);
+    expect(() => readConfig(['--backup-keep', '0'], {})).toThrow(/backup-keep must be at least 1/);
   });
 });

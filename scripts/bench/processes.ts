@@ -84,13 +84,17 @@ export interface ServiceOptions {
   snapshotThresholdBytes?: number;
   /** Extra Node flags, e.g. --cpu-prof. */
   nodeFlags?: string[];
+  /** Environment of this run beyond the bench's own (scheduled backups, say). */
+  env?: Record<string, string>;
 }
 
 export function startServiceProcess(options: ServiceOptions): Promise<Child> {
   // One API key sends all the load: the per-key rate limit (200/s by default) is turned off, as a
   // deployment that expects this traffic would (LRS_RATE_LIMIT=0); the bench measures capacity.
-  const env: Record<string, string> = { LRS_ADMIN_TOKEN: ADMIN_TOKEN, LRS_RATE_LIMIT: '0' };
+  // Scheduled backups are off: the bench measures a backup's pause on its own (backup case).
+  const env: Record<string, string> = { LRS_ADMIN_TOKEN: ADMIN_TOKEN, LRS_RATE_LIMIT: '0', LRS_BACKUP_INTERVAL: 'off' };
   if (options.snapshotThresholdBytes) env.LORE_SNAPSHOT_THRESHOLD_BYTES = String(options.snapshotThresholdBytes);
+  Object.assign(env, options.env);
   // The flags every launcher of the service uses (src-server/node-flags.ts), then the run's own.
   const args = [...SERVICE_NODE_FLAGS, ...(options.nodeFlags ?? []), SERVICE_MAIN, '--port', '0', '--host', '127.0.0.1', '--data-dir', options.dataDir];
   // Loading 1M statements takes a while; the limit only guards against a hang.

@@ -19,6 +19,8 @@ export interface PhaseReport {
   snapshotBytes?: number;
   dataDir: { total: number; files: Record<string, number> };
   startup: { healthMs: number; queryMs: number };
+  /** The longest stall of single POSTs with no backup, a download backup, scheduled backups. */
+  backups: Record<'none' | 'download' | 'scheduled', { kind: string; backups: number; longestStallMs: number; statementsPerSec: number | null }>;
   stall: {
     thresholdBytes: number;
     startup: { healthMs: number; queryMs: number };
@@ -90,6 +92,17 @@ export function evaluateTargets(report: Report): Target[] {
     value: large ? `${fmt(large.stall.longestStallMs / 1000, 2)} s (${large.stall.snapshots.length} snapshots)` : 'full mode',
     verdict: verdict(large ? large.stall.longestStallMs <= 2000 && large.stall.snapshots.length > 0 : null),
   });
+  // Writers held by a scheduled backup: its run's longest stall beyond the same load's with none.
+  const backupPhase = large ?? small;
+  if (backupPhase) {
+    const { none, scheduled } = backupPhase.backups;
+    const extra = scheduled.longestStallMs - none.longestStallMs;
+    targets.push({
+      target: `a scheduled backup at ${fmt(backupPhase.statements)} statements holds writers ≤ 100 ms beyond the longest stall without one`,
+      value: `${ms(Math.max(0, extra))} ms (${ms(scheduled.longestStallMs)} vs ${ms(none.longestStallMs)} ms; ${scheduled.backups} backup(s))`,
+      verdict: verdict(scheduled.backups > 0 && extra <= 100),
+    });
+  }
   const rss = large?.memory?.rss;
   targets.push({
     target: `RSS with ${at}: ≤ 2× snapshot size`,
@@ -138,6 +151,12 @@ export function printReport(report: Report): void {
     out.push(
       `snapshot under load (threshold ${mb(st.thresholdBytes)}, single POSTs, 10 conn, ${fmt(st.load.seconds)} s): ${st.snapshots.length} snapshots, ` +
         `${fmt(st.load.statementsPerSec)} statements/s, p99 ${ms(st.load.p99)} ms, max latency ${ms(st.load.max)} ms, longest gap without a response ${ms(st.load.longestGapMs)} ms`,
+    );
+    const b = phase.backups;
+    out.push(
+      `backup pause (single POSTs, 10 conn): longest stall ${ms(b.none.longestStallMs)} ms with no backup, ` +
+        `${ms(b.download.longestStallMs)} ms (${fmt(b.download.longestStallMs / b.none.longestStallMs, 1)}×) with a download backup, ` +
+        `${ms(b.scheduled.longestStallMs)} ms (${fmt(b.scheduled.longestStallMs / b.none.longestStallMs, 1)}×) with ${b.scheduled.backups} scheduled backup(s)`,
     );
   }
   out.push('\nTargets');

@@ -188,6 +188,19 @@ async function runScenarios(service: Child, ctx: StoreContext, baseline: Child |
 /** A snapshot under load at 1M takes longer than a fixed window (a background one: ~15–30 s). */
 const STALL_MAX_SECONDS = 120;
 
+/** Single POSTs on 10 connections for `seconds`, and on until `until()` holds (at most STALL_MAX_SECONDS). */
+function singlePosts(service: Child, post: Scenario, seconds: number, until?: () => boolean): Promise<LoadResult> {
+  return runLoad({
+    baseUrl: service.url,
+    connections: 10,
+    seconds,
+    next: post.next,
+    statementsPerRequest: 1,
+    serverPid: service.child.pid,
+    ...(until ? { extendUntil: { done: until, maxSeconds: STALL_MAX_SECONDS } } : {}),
+  });
+}
+
 /**
  * Restarts with a low snapshot threshold and sends single POSTs while snapshots are taken: for
  * `loadSeconds`, and on until a snapshot has been written (at most STALL_MAX_SECONDS), so the
@@ -200,19 +213,50 @@ async function snapshotStall(dataDir: string, ctx: StoreContext, thresholdBytes:
     const post = scenarios(ctx, seed + 2)[0]!;
     const from = performance.now();
     const written = () => service.log.filter((line) => line.at >= from && /snapshot written/.test(line.text));
-    const result = await runLoad({
-      baseUrl: service.url,
-      connections: 10,
-      seconds: loadSeconds,
-      next: post.next,
-      statementsPerRequest: 1,
-      serverPid: service.child.pid,
-      extendUntil: { done: () => written().length > 0, maxSeconds: STALL_MAX_SECONDS },
-    });
+    const result = await singlePosts(service, post, loadSeconds, () => written().length > 0);
     const snapshots = written().map((line) => line.text.replace(/^\[lore\] /, ''));
     return { thresholdBytes, startup, snapshots, load: result, longestStallMs: Math.max(result.max, result.longestGapMs) };
   } finally {
     await service.stop();
+  }
+}
+
+/**
+ * The longest pause writers see while a backup is taken, against the same load with none: single
+ * POSTs for `loadSeconds` while (a) nothing else happens, (b) a download backup is taken
+ * (POST /admin/api/backups: the in-memory database exported at once), (c) scheduled backups run
+ * (a copy of the snapshot, checked in a worker). The longest stall of each run, side by side.
+ */
+async function backupPause(dataDir: string, ctx: StoreContext, loadSeconds: number) {
+  const backupDir = mkdtempSync(join(tmpdir(), 'lore-bench-backups-'));
+  const post = scenarios(ctx, seed + 4)[0]!;
+  const stallOf = (load: LoadResult) => Math.max(load.max, load.longestGapMs);
+  async function run(kind: 'none' | 'download' | 'scheduled') {
+    // Scheduled: the first backup is taken one interval after start, then every interval.
+    const interval = Math.max(2, Math.floor(loadSeconds / 3));
+    const env: Record<string, string> = kind === 'scheduled' ? { LRS_BACKUP_INTERVAL: `${interval}s`, LRS_BACKUP_DIR: backupDir, LRS_BACKUP_KEEP: '2' } : {};
+    const service = await startServiceProcess({ dataDir, env });
+    try {
+      const from = performance.now();
+      const written = () => service.log.filter((line) => line.at >= from && /backup written/.test(line.text)).length;
+      let downloaded = false;
+      const load = singlePosts(service, post, loadSeconds, kind === 'scheduled' ? () => written() > 0 : undefined);
+      if (kind === 'download') {
+        await new Promise((resolve) => setTimeout(resolve, (loadSeconds * 1000) / 3));
+        const response = await fetch(`${service.url}/admin/api/backups`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+        await response.arrayBuffer();
+        downloaded = response.ok;
+      }
+      const result = await load;
+      return { kind, backups: kind === 'download' ? Number(downloaded) : written(), longestStallMs: stallOf(result), statementsPerSec: result.statementsPerSec };
+    } finally {
+      await service.stop();
+    }
+  }
+  try {
+    return { none: await run('none'), download: await run('download'), scheduled: await run('scheduled') };
+  } finally {
+    rmSync(backupDir, { recursive: true, force: true });
   }
 }
 
@@ -244,7 +288,9 @@ async function smallPhase(baseline: Child, baselines: Map<string, LoadResult>): 
     const size = dirSize(dataDir);
     log('small Store: snapshot stall');
     const stall = await snapshotStall(dataDir, ctx, 512 * 1024, quick ? 4 : 10);
-    return { name: 'small', statements: SMALL_COUNT, preload: preloaded, scenarios: scenarioResults, memory: memAfter, dataDir: size, startup: stall.startup, stall };
+    log('small Store: backup pause');
+    const backups = await backupPause(dataDir, ctx, quick ? 4 : 10);
+    return { name: 'small', statements: SMALL_COUNT, preload: preloaded, scenarios: scenarioResults, memory: memAfter, dataDir: size, startup: stall.startup, stall, backups };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -289,7 +335,10 @@ async function largePhase(baselines: Map<string, LoadResult>): Promise<PhaseRepo
     const size = dirSize(dataDir);
     log('large Store: snapshot stall');
     const stall = await snapshotStall(dataDir, ctx, 16 * 1024 * 1024, 20);
+    log('large Store: backup pause');
+    const backups = await backupPause(dataDir, ctx, 20);
     return {
+      backups,
       name: 'large',
       statements: preloaded.stored,
       stopSecondsAfterPreload: stopSeconds,

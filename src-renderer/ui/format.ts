@@ -33,6 +33,20 @@ export function timeLeft(iso: string, now: Date = new Date()): string {
   return `${plural(Math.max(1, minutes), 'minute')} left`;
 }
 
+/** "24 hours", "15 minutes", "30 seconds", "1 day 12 hours": a span of time in words. */
+export function duration(ms: number): string {
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const parts: string[] = [];
+  let rest = Math.round(ms / 1000) * 1000;
+  for (const [unit, size] of UNITS) {
+    const count = Math.floor(rest / size);
+    if (count > 0) parts.push(plural(count, unit));
+    rest -= count * size;
+    if (parts.length === 2) break;
+  }
+  return parts.length > 0 ? parts.join(' ') : plural(0, 'second');
+}
+
 export function dateTime(iso: string): string {
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? iso : date.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'medium' });

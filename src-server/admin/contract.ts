@@ -153,6 +153,25 @@ export const explorerPageSchema = z.object({
 });
 export type ExplorerPageView = z.infer<typeof explorerPageSchema>;
 
+/**
+ * The scheduled backups (admin/backup-schedule.ts): where they go, how often, how many are kept,
+ * the last one written, when the next is due, and the failure that is being retried, if any.
+ */
+export const backupScheduleSchema = z.object({
+  dir: z.string(),
+  intervalMs: z.number(),
+  keep: z.number(),
+  /** A backup is being written now. */
+  running: z.boolean(),
+  /** The newest backup in the folder; `statements` is known for those this run of the service wrote. */
+  last: z.object({ at: z.string(), file: z.string(), bytes: z.number(), statements: z.number().nullable() }).nullable(),
+  /** When the next backup (or the retry of a failed one) starts; null when stopped. */
+  next: z.string().nullable(),
+  /** The last attempt failed: when, why, and how many attempts in a row failed. */
+  failure: z.object({ at: z.string(), message: z.string(), attempts: z.number() }).nullable(),
+});
+export type BackupScheduleView = z.infer<typeof backupScheduleSchema>;
+
 export const serviceStatusSchema = z.object({
   version: z.string(),
   startedAt: z.string(),
@@ -177,6 +196,8 @@ export const serviceStatusSchema = z.object({
   capacity: z
     .object({ usedBytes: z.number(), limitBytes: z.number(), state: z.enum(['ok', 'warning', 'full']) })
     .optional(),
+  /** The scheduled backups; absent when the service keeps none (a storage without backup files). */
+  backups: backupScheduleSchema.optional(),
 });
 export type ServiceStatusView = z.infer<typeof serviceStatusSchema>;
 

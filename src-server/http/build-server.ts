@@ -42,6 +42,7 @@ import { presentedXapiCredentials, registerAuthBackoff, registerRequestLimits } 
 import { TokenBuckets } from './plugins/rate-limit';
 import { normaliseRequestUrl } from './xapi-path';
 import { registerStopping } from './plugins/stopping';
+import type { BackupScheduleView } from '../admin/contract';
 // Refused requests leave a trace: a log per Store and one for the service (refusal-log.ts).
 import { RefusalRecorder } from '../admin/refusal-recorder';
 import { registerRefusalLog } from './plugins/refusal-log';
@@ -60,6 +61,8 @@ export interface ServerOptions {
   limits?: ServiceLimits;
   /** Where the service runs (listen URL, host, port, data directory), for /admin/api/status and the Host guard. */
   serviceInfo?: () => ServiceInfo;
+  /** The scheduled backups' state for the status screen (admin/backup-schedule.ts); none when absent. */
+  backups?: () => BackupScheduleView | undefined;
   /** The built web console (default: found next to the service code, see console-static.ts). */
   rendererDir?: string;
   /** Heartbeat interval of /admin/api/events (default 15 s); tests shorten it. */
@@ -123,7 +126,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
         verified: (_request, reply) => reply.statusCode < 300,
       });
       registerAdminAuth(admin, options.adminToken);
-      await admin.register(statusRoutes, { ...adminDeps, startedAt, serviceInfo: options.serviceInfo });
+      await admin.register(statusRoutes, { ...adminDeps, startedAt, serviceInfo: options.serviceInfo, backups: options.backups });
       await admin.register(storeActionRoutes, { ...adminDeps, clock });
       await admin.register(metricsRoutes, adminDeps);
       await admin.register(eventRoutes, { ...adminDeps, heartbeatMs: options.eventHeartbeatMs });

@@ -438,6 +438,11 @@ export interface Storage {
    * holding writes that did not reach the disk.
    */
   backup?(): Promise<Uint8Array>;
+  /**
+   * Writes a checked backup file at `file` (written under a temporary name, checked, renamed)
+   * without holding writers; resolves with what it holds. The scheduled backups use it.
+   */
+  writeBackup?(file: string): Promise<BackupFileSummary>;
 
   /**
    * Resolves once every write applied so far is durable. An answer decided by reading (a delete of
@@ -473,4 +478,14 @@ export class StorageFullError extends Error {
     super(message);
     this.name = 'StorageFullError';
   }
+}
+
+/** What a backup file holds, as its check read it. */
+export interface BackupFileSummary {
+  bytes: number;
+  /** The journal record it holds up to. */
+  journalSeq: number;
+  stores: number;
+  statements: number;
+  rejections: number;
 }

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { buildIfStale } from '../../scripts/build-if-stale.mjs';
+import type { ServiceConfig } from '../../src-server/config';
 import { startService, type RunningService } from '../../src-server/service';
 
 export const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
@@ -33,10 +34,11 @@ export interface ConsoleHarness {
   close(): Promise<void>;
 }
 
-export async function startConsoleHarness(executablePath: string): Promise<ConsoleHarness> {
+/** `config`: settings of the service beyond the harness's own (scheduled backups, say). */
+export async function startConsoleHarness(executablePath: string, config: Partial<ServiceConfig> = {}): Promise<ConsoleHarness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'lore-e2e-data-'));
   const userDataDir = mkdtempSync(join(tmpdir(), 'lore-e2e-chromium-'));
-  const service = await startService({ port: 0, host: '127.0.0.1', dataDir, adminToken: ADMIN_TOKEN });
+  const service = await startService({ port: 0, host: '127.0.0.1', dataDir, adminToken: ADMIN_TOKEN, ...config });
   let context: BrowserContext | undefined;
   try {
     context = await chromium.launchPersistentContext(userDataDir, {

@@ -1,9 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { bytes, localInputToIso, relativeTime, timeLeft } from '../../src-renderer/ui/format';
+import { bytes, duration, localInputToIso, relativeTime, timeLeft } from '../../src-renderer/ui/format';
 
 const now = new Date('2026-11-21T12:00:00Z');
 
 describe('console formats', () => {
+  it('writes a span of time in words, at most two units', () => {
+    expect(duration(86_400_000)).toBe('1 day');
+    expect(duration(2 * 3_600_000)).toBe('2 hours');
+    expect(duration(15 * 60_000)).toBe('15 minutes');
+    expect(duration(30_000)).toBe('30 seconds');
+    expect(duration(36 * 3_600_000 + 61_000)).toBe('1 day 12 hours');
+    expect(duration(0)).toBe('0 seconds');
+  });
+
   it('writes relative times in the past and the future', () => {
     expect(relativeTime('2026-11-21T11:57:00Z', now)).toBe('3 minutes ago');
     expect(relativeTime('2026-11-28T12:00:00Z', now)).toBe('in 7 days');

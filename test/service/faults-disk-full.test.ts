@@ -3,32 +3,13 @@
  * filler file then fills. Needs `mount` (root on Linux); elsewhere the suite is skipped, and
  * faults-injected-fs.test.ts covers the same behaviour with an injected file layer.
  */
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStoreAndKey, startService, xapiHeaders, type ServiceProcess } from './service-process';
-
-function mount(dir: string): void {
-  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', dir], { stdio: 'ignore' });
-}
-
-/** Whether this process may mount a tmpfs: tried once on a scratch directory, undone at once. */
-function canMount(): boolean {
-  if (process.platform !== 'linux') return false;
-  const probe = mkdtempSync(join(tmpdir(), 'lore-mount-probe-'));
-  try {
-    mount(probe);
-    execFileSync('umount', [probe], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  } finally {
-    rmSync(probe, { recursive: true, force: true });
-  }
-}
+import { canMount, fillDisk, mountTmpfs, unmount } from './tmpfs';
 
 const mountable = canMount();
 const title = mountable
@@ -39,20 +20,6 @@ function statementFor(id: string) {
   return { id, actor: { mbox: 'mailto:ada@example.com' }, verb: { id: 'http://adlnet.gov/expapi/verbs/completed' }, object: { id: `http://example.com/a/${id}` } };
 }
 
-/** Writes to `file` until the file system refuses (ENOSPC). */
-function fillDisk(file: string): void {
-  const chunk = Buffer.alloc(64 * 1024, 1);
-  const fd = openSync(file, 'w');
-  try {
-    for (let i = 0; i < 1024; i++) writeSync(fd, chunk);
-    throw new Error('the tmpfs did not fill up');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
-  } finally {
-    closeSync(fd);
-  }
-}
-
 describe.skipIf(!mountable)(title, () => {
   let mountPoint: string;
   let dataDir: string;
@@ -61,7 +28,7 @@ describe.skipIf(!mountable)(title, () => {
 
   beforeAll(() => {
     mountPoint = mkdtempSync(join(tmpdir(), 'lore-tmpfs-'));
-    mount(mountPoint);
+    mountTmpfs(mountPoint);
     dataDir = join(mountPoint, 'data');
     filler = join(mountPoint, 'filler');
     mkdirSync(dataDir);
@@ -71,7 +38,7 @@ describe.skipIf(!mountable)(title, () => {
       service.child.kill('SIGKILL');
       await service.exited;
     }
-    execFileSync('umount', [mountPoint]);
+    unmount(mountPoint);
     rmSync(mountPoint, { recursive: true, force: true });
   });
 
@@ -151,7 +118,7 @@ describe.skipIf(!mountable)(title, () => {
   it('never shows a refused statement, not even right after the refusal, while other writes are in flight', async () => {
     // The service of the test above, with room again; the disk fills once more.
     fillDisk(filler);
-    const batches = Array.from({ length: 6 }, () => Array.from({ length: 100 }, () => randomUUID()));
+    const batches: string[][] = Array.from({ length: 6 }, () => Array.from({ length: 100 }, () => randomUUID()));
     const seenRefused: string[] = [];
     let refusedBatches = 0;
     await Promise.all(

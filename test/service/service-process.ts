@@ -16,7 +16,9 @@ export interface ServiceProcess {
 
 export function spawnService(dataDir: string, extraArgs: string[] = [], env: Record<string, string> = {}) {
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN, '--port', '0', '--data-dir', dataDir, ...extraArgs], {
-    env: { ...process.env, LRS_ADMIN_TOKEN: ADMIN_TOKEN, ...env },
+    // Scheduled backups are off unless a test turns them on: a test's data directory is a
+    // temporary one, and its default backup folder would be shared with every other test's.
+    env: { ...process.env, LRS_ADMIN_TOKEN: ADMIN_TOKEN, LRS_BACKUP_INTERVAL: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -80,7 +80,7 @@ export function ConnectionScreen({ onSignOut }: { onSignOut?: () => void }) {
         </Paper>
       )}
       {s?.capacity && <CapacityCard capacity={s.capacity} />}
-      {s && <BackupCard />}
+      {s && <BackupCard schedule={s.backups} />}
       <DesktopConnectionPanel />
     </Stack>
   );

@@ -12,7 +12,7 @@ import { isJournalFileName } from './journal-format';
 import { SNAPSHOT_FILE, SNAPSHOT_PAGES_FILE, SNAPSHOT_TEMP_FILE } from './data-dir-files';
 import { loadSqlJs } from './load-database';
 import { lockDataDir } from './lock';
-import { SCHEMA_VERSION, readMeta } from './schema';
+import { SCHEMA_VERSION } from './schema';
 import { Sql } from './sql';
 
 /** A file that is not a backup this release can restore; the message says why in plain words. */
@@ -47,6 +47,23 @@ export function hasSqliteHeader(bytes: Uint8Array): boolean {
   return bytes.length >= 100 && Buffer.from(bytes.subarray(0, 16)).toString('latin1') === SQLITE_HEADER;
 }
 
+/**
+ * The read-only queries a backup's check runs: in one place, for the check in this thread
+ * (verifyBackup) and the one in a worker thread (backup-file.ts), which runs them all and hands
+ * back each one's rows or error.
+ */
+export const CHECK_QUERIES = {
+  quickCheck: 'PRAGMA quick_check',
+  tables: "SELECT name FROM sqlite_master WHERE type = 'table'",
+  meta: 'SELECT key, value FROM meta',
+  stores: 'SELECT count(*) FROM stores',
+  statements: 'SELECT count(*) FROM statements',
+  rejections: 'SELECT count(*) FROM rejections',
+} as const;
+export type CheckQuery = keyof typeof CHECK_QUERIES;
+/** Runs one of CHECK_QUERIES and returns its rows; throws what the database throws. */
+export type CheckRunner = (query: CheckQuery) => unknown[][];
+
 /** Opens the image and checks it is a whole Lore database this release reads; throws InvalidBackupError. */
 export function verifyBackup(SQL: SqlJsStatic, bytes: Uint8Array, name = 'the file'): BackupSummary {
   if (!hasSqliteHeader(bytes)) throw new InvalidBackupError(`${name} is not an SQLite database (its first bytes are not "SQLite format 3").`);
@@ -57,20 +74,30 @@ export function verifyBackup(SQL: SqlJsStatic, bytes: Uint8Array, name = 'the fi
     throw new InvalidBackupError(`${name} cannot be opened as an SQLite database: ${err instanceof Error ? err.message : String(err)}`);
   }
   try {
-    const check = sql.all('PRAGMA quick_check').map(([line]) => String(line));
+    return checkBackup((query) => sql.all(CHECK_QUERIES[query]), bytes.length, name);
+  } finally {
+    sql.close();
+  }
+}
+
+/** The checks of a Lore database, over its CHECK_QUERIES; throws InvalidBackupError. */
+export function checkBackup(run: CheckRunner, bytes: number, name: string): BackupSummary {
+  try {
+    const check = run('quickCheck').map(([line]) => String(line));
     if (check.join() !== 'ok') throw new InvalidBackupError(`${name} is damaged: ${check.slice(0, 3).join('; ')}`);
-    const tables = new Set(sql.all("SELECT name FROM sqlite_master WHERE type = 'table'").map(([table]) => table as string));
+    const tables = new Set(run('tables').map(([table]) => table as string));
     const missing = REQUIRED_TABLES.filter((table) => !tables.has(table));
     if (missing.length > 0) throw new InvalidBackupError(`${name} is an SQLite database but not a Lore one: it has no ${missing.join(', ')} table.`);
-    const meta = readMeta(sql);
-    if (meta.schemaVersion < 1 || meta.schemaVersion > SCHEMA_VERSION) {
-      throw new InvalidBackupError(`${name} has schema version ${meta.schemaVersion}; this release reads 1 to ${SCHEMA_VERSION}.`);
+    const meta = new Map(run('meta').map(([key, value]) => [key as string, Number(value)]));
+    const schemaVersion = meta.get('schema_version') ?? 0;
+    if (schemaVersion < 1 || schemaVersion > SCHEMA_VERSION) {
+      throw new InvalidBackupError(`${name} has schema version ${schemaVersion}; this release reads 1 to ${SCHEMA_VERSION}.`);
     }
-    const count = (table: string) => sql.first(`SELECT count(*) FROM ${table}`)![0] as number;
+    const count = (query: 'stores' | 'statements' | 'rejections') => run(query)[0]![0] as number;
     return {
-      bytes: bytes.length,
-      schemaVersion: meta.schemaVersion,
-      journalSeq: meta.journalSeq,
+      bytes,
+      schemaVersion,
+      journalSeq: meta.get('journal_seq') ?? 0,
       stores: count('stores'),
       statements: count('statements'),
       rejections: count('rejections'),
@@ -78,8 +105,6 @@ export function verifyBackup(SQL: SqlJsStatic, bytes: Uint8Array, name = 'the fi
   } catch (err) {
     if (err instanceof InvalidBackupError) throw err;
     throw new InvalidBackupError(`${name} cannot be read as a Lore database: ${err instanceof Error ? err.message : String(err)}`);
-  } finally {
-    sql.close();
   }
 }
 

@@ -9,6 +9,7 @@
  * other): the caller checks (conflicts, existence) and builds the operation → `commit` encodes the
  * record, applies it in one SQL transaction and queues it → the promise resolves once it is fsynced.
  */
+import { promises as fsp } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
@@ -277,6 +278,32 @@ export class DurableDatabase {
     this.sql.resetCache();
     await this.writer.sync();
     return image;
+  }
+
+  /**
+   * Copies the snapshot file, first brought up to date, to `dest` (backup-file.ts): the snapshot
+   * is written the usual way (changed pages; writes go on meanwhile), then kept from changing
+   * until the copy has read it, by holding the next snapshot back. No writer waits for the copy,
+   * whatever the database's size. The copy holds every write acknowledged before the call;
+   * resolves with the journal seq it holds.
+   */
+  async copySnapshotTo(dest: string): Promise<number> {
+    this.assertOpen();
+    await this.flushTouches();
+    if (this.failure) throw this.failure;
+    while (this.snapshotting) await this.snapshotting.catch(() => {});
+    const copy = (async () => {
+      await this.writeSnapshot();
+      await fsp.copyFile(path.join(this.dataDir, SNAPSHOT_FILE), dest);
+      return this.snapshotSeq;
+    })();
+    this.snapshotting = copy.then(
+      () => {},
+      () => {},
+    ).finally(() => {
+      this.snapshotting = null;
+    });
+    return copy;
   }
 
   async close(): Promise<void> {

@@ -8,6 +8,7 @@
  * Checking and committing happen with no await between, so writes are atomic with respect to
  * each other.
  */
+import { createRequire } from 'node:module';
 import type {
   ActivityRecord,
   ApiKeyPatch,
@@ -53,6 +54,8 @@ import { DurableDatabase } from './durable-database';
 import type { SqljsStorageOptions } from './durable-database';
 import { searchExplorerRows } from './explorer';
 import { ingestionReportRows } from './ingestion';
+import type { BackupSummary } from './backup';
+import { writeCheckedBackup } from './backup-file';
 import type { Op } from './ops';
 import { RecordCache } from './record-cache';
 import { insertRejectionsOp } from './rejections';
@@ -92,7 +95,7 @@ export class SqljsStorage implements Storage {
 
   constructor(
     private readonly db: DurableDatabase,
-    private readonly options: Pick<SqljsStorageOptions, 'capacityLimitBytes' | 'rejectionRetention' | 'log'> = {},
+    private readonly options: Pick<SqljsStorageOptions, 'capacityLimitBytes' | 'rejectionRetention' | 'log' | 'wasmPath'> = {},
   ) {
     this.dataDir = db.dataDir;
     const log = options.log ?? (() => {});
@@ -379,6 +382,17 @@ export class SqljsStorage implements Storage {
   backup(): Promise<Uint8Array> {
     this.db.assertOpen();
     return this.db.exportImage();
+  }
+
+  /**
+   * A checked backup file at `file` (backup-file.ts): the up-to-date snapshot copied under a
+   * temporary name, checked in a worker thread, renamed. No writer waits for it.
+   */
+  writeBackup(file: string): Promise<BackupSummary> {
+    this.db.assertOpen();
+    const resolveModule = createRequire(import.meta.url).resolve;
+    const sqlJs = { module: resolveModule('sql.js'), wasm: this.options.wasmPath ?? resolveModule('sql.js/dist/sql-wasm.wasm') };
+    return writeCheckedBackup(file, (temp) => this.db.copySnapshotTo(temp), sqlJs);
   }
 
   /**

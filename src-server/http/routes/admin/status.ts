@@ -1,6 +1,6 @@
 /** /admin/api/status: what the console shows about the service it manages (the Connection screen). */
 import type { FastifyInstance } from 'fastify';
-import type { ServiceStatusView } from '../../../admin/contract';
+import type { BackupScheduleView, ServiceStatusView } from '../../../admin/contract';
 import { SERVICE_VERSION } from '../../../service-version';
 import type { AdminRouteDeps } from './stores';
 
@@ -9,11 +9,12 @@ export type ServiceInfo = Pick<ServiceStatusView, 'listenUrl' | 'host' | 'port' 
 
 export default async function statusRoutes(
   app: FastifyInstance,
-  deps: AdminRouteDeps & { startedAt: string; serviceInfo?: () => ServiceInfo },
+  deps: AdminRouteDeps & { startedAt: string; serviceInfo?: () => ServiceInfo; backups?: () => BackupScheduleView | undefined },
 ): Promise<void> {
   app.get('/status', async (): Promise<ServiceStatusView> => {
     const [stores, stats] = await Promise.all([deps.storage.listStores(), deps.storage.stats()]);
     const publicUrl = deps.publicUrl();
+    const backups = deps.backups?.();
     return {
       version: SERVICE_VERSION,
       startedAt: deps.startedAt,
@@ -24,6 +25,7 @@ export default async function statusRoutes(
       ...deps.serviceInfo?.(),
       ...(deps.storage.capacity ? { capacity: deps.storage.capacity() } : {}),
       ...(publicUrl ? { publicUrl } : {}),
+      ...(backups ? { backups } : {}),
     };
   });
 }
