@@ -6,7 +6,7 @@
  * every file it changes (`<name>.damaged-<time>`), and prints what was lost. Refuses while a
  * service runs on the directory. Exit code 0 when the directory opens afterwards, 1 otherwise.
  */
-import { parseArgs } from 'node:util';
+import { readDataDirCommand } from './data-dir-command';
 import { repairDataDir, type RepairReport } from '../src-server/storage/sqljs/journal-repair';
 import { DataDirLockedError } from '../src-server/storage/sqljs/lock';
 
@@ -27,18 +27,9 @@ function describe(report: RepairReport, dataDir: string): string {
 }
 
 async function main(): Promise<number> {
-  let values;
-  try {
-    values = parseArgs({ options: { 'data-dir': { type: 'string' } }, strict: true }).values;
-  } catch (err) {
-    console.error(`${(err as Error).message}\n${USAGE}`);
-    return 2;
-  }
-  const dataDir = values['data-dir'] ?? process.env.LRS_DATA_DIR;
-  if (!dataDir) {
-    console.error(`--data-dir is required.\n${USAGE}`);
-    return 2;
-  }
+  const line = readDataDirCommand(USAGE, {});
+  if (!line.ok) return 2;
+  const { dataDir } = line;
   try {
     console.log(describe(await repairDataDir({ dataDir }), dataDir));
     return 0;

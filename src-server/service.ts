@@ -61,6 +61,8 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     log,
     snapshotThresholdBytes,
     rejectionRetention,
+    // With backups scheduled, the journal since the newest one is kept for a restore to replay.
+    keepJournalSinceBackup: config.backups?.intervalMs != null,
   });
   try {
     const adminToken = resolveAdminToken(config.dataDir, config.adminToken);

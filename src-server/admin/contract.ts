@@ -196,6 +196,8 @@ export const serviceStatusSchema = z.object({
   capacity: z
     .object({ usedBytes: z.number(), limitBytes: z.number(), state: z.enum(['ok', 'warning', 'full']) })
     .optional(),
+  /** Damage the database found in itself while running (answered 503 storage_damaged), or null. */
+  damage: z.string().nullable().optional(),
   /** The scheduled backups; absent when the service keeps none (a storage without backup files). */
   backups: backupScheduleSchema.optional(),
 });

@@ -81,6 +81,8 @@ export const errors = {
     new LrsError(415, 'unsupported_media_type', message, { field: 'Content-Type' }),
   storageUnavailable: (message: string) =>
     new LrsError(503, 'storage_unavailable', message, { headers: { 'retry-after': '5' } }),
+  /** The database found damage in itself: no retry helps until it is repaired (README, "Recovery"). */
+  storageDamaged: (message: string) => new LrsError(503, 'storage_damaged', message),
   /** The database is at its capacity: not transient like a 503, an admin must make room (README, "Capacity"). */
   storageFull: (message: string) => new LrsError(507, 'storage_full', message),
 };

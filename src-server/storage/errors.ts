@@ -5,6 +5,7 @@
  */
 export { StorageUnavailableError } from './storage';
 export { StorageFullError } from './storage';
+export { StorageDamagedError } from './storage';
 
 /** A write named a Store or API key that does not exist (or no longer exists). */
 export class StorageNotFoundError extends Error {

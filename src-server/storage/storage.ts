@@ -443,6 +443,8 @@ export interface Storage {
    * without holding writers; resolves with what it holds. The scheduled backups use it.
    */
   writeBackup?(file: string): Promise<BackupFileSummary>;
+  /** Damage the database found in itself while running (StorageDamagedError's message), or null. */
+  damage?(): string | null;
 
   /**
    * Resolves once every write applied so far is durable. An answer decided by reading (a delete of
@@ -462,6 +464,18 @@ export class StorageUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'StorageUnavailableError';
+  }
+}
+
+/**
+ * The database found damage in itself while answering (SQLite's "database disk image is
+ * malformed"): that request cannot be answered, and no retry will help until the data is
+ * repaired or restored. The HTTP layer answers 503 `storage_damaged`; the status names it.
+ */
+export class StorageDamagedError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StorageDamagedError';
   }
 }
 

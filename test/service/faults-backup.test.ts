@@ -2,18 +2,16 @@
  * Backups of the real service process with the commands an admin runs: `npm run backup` while
  * content keeps writing, then `npm run restore` into a fresh directory and a service started on it.
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import initSqlJs from 'sql.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, createStoreAndKey, startService, xapiHeaders, type ServiceProcess } from './service-process';
+import { runScript } from './scripts';
+import { createStoreAndKey, startService, xapiHeaders, type ServiceProcess } from './service-process';
 
-const SCRIPTS = fileURLToPath(new URL('../../scripts/', import.meta.url));
 
 let root: string;
 const running: ServiceProcess[] = [];
@@ -37,17 +35,6 @@ async function start(dataDir: string): Promise<ServiceProcess> {
   return service;
 }
 
-/** Runs scripts/<name>.ts as `npm run <name>` would; resolves with its exit code and output. */
-function command(name: 'backup' | 'restore', args: string[]): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(SCRIPTS, `${name}.ts`), ...args], {
-    env: { ...process.env, LRS_ADMIN_TOKEN: ADMIN_TOKEN },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, output })));
-}
 
 function statementFor(id: string) {
   return { id, actor: { mbox: 'mailto:ada@example.com' }, verb: { id: 'http://adlnet.gov/expapi/verbs/completed' }, object: { id: `http://example.com/a/${id}` } };
@@ -82,7 +69,7 @@ describe('backup and restore of a running service', () => {
 
     const before = [...acknowledged];
     const file = join(root, 'lore-backup.sqlite');
-    const backup = await command('backup', ['--url', service.url, '--out', file]);
+    const backup = await runScript('backup', ['--url', service.url, '--out', file]);
     writing = false;
     await Promise.all(writers);
     expect(backup.output).toMatch(/backup written to/);
@@ -93,12 +80,12 @@ describe('backup and restore of a running service', () => {
     expect(before.filter((id) => !inBackup.has(id))).toEqual([]);
 
     // Not over a directory a service holds.
-    const refused = await command('restore', ['--data-dir', source, '--from', file]);
+    const refused = await runScript('restore', ['--data-dir', source, '--from', file]);
     expect(refused.code).toBe(1);
     expect(refused.output).toMatch(/in use .*Stop the service/s);
 
     const target = join(root, 'restored');
-    const restored = await command('restore', ['--data-dir', target, '--from', file]);
+    const restored = await runScript('restore', ['--data-dir', target, '--from', file]);
     expect(restored.output).toMatch(/restored/);
     expect(restored.code).toBe(0);
 
@@ -128,7 +115,7 @@ describe('backup and restore of a running service', () => {
     db.exec('CREATE TABLE t (x)');
     writeFileSync(notLore, db.export());
     db.close();
-    const result = await command('restore', ['--data-dir', join(root, 'other'), '--from', notLore]);
+    const result = await runScript('restore', ['--data-dir', join(root, 'other'), '--from', notLore]);
     expect(result.code).toBe(1);
     expect(result.output).toMatch(/not a Lore one/);
     expect(existsSync(join(root, 'other', 'lore.sqlite'))).toBe(false);

@@ -2,29 +2,21 @@
  * The damaged-journal path as an operator meets it, with the real service and the real repair
  * command: acknowledged statements, kill -9, 8 bytes overwritten in the middle of the journal.
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { surveyJournal } from '../../src-server/storage/sqljs/journal-format';
+import { runScript } from './scripts';
 import { createStoreAndKey, spawnService, startService, xapiHeaders } from './service-process';
 
-const REPAIR = fileURLToPath(new URL('../../scripts/repair.ts', import.meta.url));
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function repair(dataDir: string): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', REPAIR, '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, output })));
-}
+const repair = (dataDir: string) => runScript('repair', ['--data-dir', dataDir]);
 
 function statement(id: string) {
   return {

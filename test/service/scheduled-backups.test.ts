@@ -3,28 +3,20 @@
  * shown on the status, a failure (a full backup disk) reported and retried until it works, and
  * every backup a whole database that the restore command takes.
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ServiceStatusView } from '../../src-server/admin/contract';
 import { createStoreAndKey, startService, xapiHeaders, type ServiceProcess } from './service-process';
+import { scratchDir, runScript } from './scripts';
 import { canMount, fillDisk, mountTmpfs, unmount } from './tmpfs';
 
-const RESTORE = fileURLToPath(new URL('../../scripts/restore.ts', import.meta.url));
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-function scratch(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const scratch = (prefix: string) => scratchDir(prefix, cleanups);
 
 async function running(dataDir: string, env: Record<string, string>): Promise<ServiceProcess> {
   const service = await startService(dataDir, env);
@@ -76,11 +68,8 @@ describe('scheduled backups of the running service', () => {
     // The newest backup is a whole database the restore command puts back.
     const newest = join(backupDir, backupFiles(backupDir).sort().at(-1)!);
     const restoredDir = scratch('lore-scheduled-restored-');
-    const restore = spawn(process.execPath, ['--import', 'tsx', RESTORE, '--data-dir', restoredDir, '--from', newest], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    restore.stdout.on('data', (chunk) => (output += chunk));
-    restore.stderr.on('data', (chunk) => (output += chunk));
-    expect(await new Promise((resolve) => restore.once('exit', resolve))).toBe(0);
+    const { code, output } = await runScript('restore', ['--data-dir', restoredDir, '--from', newest]);
+    expect(code).toBe(0);
     expect(output).toMatch(/1 Stores, 3 statements/);
   }, 60_000);
 

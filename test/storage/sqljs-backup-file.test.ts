@@ -6,10 +6,10 @@ import { createRequire } from 'node:module';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { InvalidBackupError } from '../../src-server/storage/sqljs/backup';
+import { InvalidBackupError, restoreDataDir } from '../../src-server/storage/sqljs/backup';
 import { verifyBackupFile } from '../../src-server/storage/sqljs/backup-file';
 import { makeRejection, makeStatement } from './rows';
-import { closedAfterEach, loadSqlJs, openIn, removeTempDirs, tempDir, withStore } from './sqljs-helpers';
+import { closedAfterEach, crashCopy, journalFiles, loadSqlJs, openIn, removeTempDirs, tempDir, withStore } from './sqljs-helpers';
 
 afterAll(removeTempDirs);
 
@@ -77,5 +77,48 @@ describe('backup files of a running storage', () => {
     const damaged = path.join(dir, 'damaged.sqlite');
     await writeFile(damaged, bytes);
     await expect(verifyBackupFile(damaged, SQL_JS)).rejects.toThrow(InvalidBackupError);
+  });
+
+  it('keeps the journal written since the newest backup, so the backup and the journal restore everything', async () => {
+    const storage = await track(openIn(await tempDir(), { keepJournalSinceBackup: true }));
+    const store = await withStore(storage);
+    const ids: string[] = [];
+    // A snapshot after every write: each covers the journal file before it.
+    const write = async (n: number) => {
+      for (let i = 0; i < n; i++) {
+        const row = makeStatement();
+        await storage.insertStatements(store.id, [row]);
+        ids.push(row.statementId);
+        await storage.snapshot();
+      }
+    };
+    await write(5);
+    const dir = await tempDir();
+    const backup = path.join(dir, 'backup.sqlite');
+    await storage.writeBackup(backup);
+    const journalsAtBackup = await journalFiles(storage.dataDir);
+    // Snapshots go on after the backup; the journal files they cover stay.
+    await write(10);
+    const journals = await journalFiles(storage.dataDir);
+    expect(journals.length).toBeGreaterThanOrEqual(10);
+    expect(journals.filter((file) => journalsAtBackup.includes(file)).length).toBeLessThanOrEqual(1);
+
+    const copy = await crashCopy(storage.dataDir);
+    const restored = await restoreDataDir({ dataDir: copy, from: backup, replayJournal: true });
+    expect(restored.statements).toBe(5);
+    expect(restored.replays?.through).toBeGreaterThan(restored.replays!.from);
+    const reopened = await track(openIn(copy));
+    const found = await Promise.all(ids.map((id) => reopened.findStatement(store.id, id)));
+    expect(found.filter((row) => row === null)).toHaveLength(0);
+  });
+
+  it('deletes covered journal files as before when nothing asks to keep them', async () => {
+    const storage = await track(openIn(await tempDir()));
+    const store = await withStore(storage);
+    for (let i = 0; i < 10; i++) {
+      await storage.insertStatements(store.id, [makeStatement()]);
+      await storage.snapshot();
+    }
+    expect((await journalFiles(storage.dataDir)).length).toBeLessThanOrEqual(1);
   });
 });

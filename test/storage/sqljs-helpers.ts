@@ -14,6 +14,7 @@ import type { StorageFs } from '../../src-server/storage/sqljs/fs';
 import { ensureSchema } from '../../src-server/storage/sqljs/schema';
 import { Sql } from '../../src-server/storage/sqljs/sql';
 import { SNAPSHOT_FILE, openSqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
+import { SNAPSHOT_SUMS_FILE } from '../../src-server/storage/sqljs/data-dir-files';
 import type { SqljsStorage, SqljsStorageOptions } from '../../src-server/storage/sqljs/sqljs-storage';
 import type { Storage, StoreRecord } from '../../src-server/storage/storage';
 import { makeStore } from './rows';
@@ -154,6 +155,8 @@ export async function rewriteSnapshot(dataDir: string, sqlText: string): Promise
   try {
     db.exec(sqlText);
     await writeFile(file, db.export());
+    // An older release kept no page checksums (snapshot-sums.ts); these would name the file damaged.
+    await rm(path.join(dataDir, SNAPSHOT_SUMS_FILE), { force: true });
   } finally {
     db.close();
   }

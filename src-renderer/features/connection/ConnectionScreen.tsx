@@ -1,4 +1,4 @@
-import { Badge, Button, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Alert, Badge, Button, Code, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { CopyValueButton } from '../../ui/CopyField';
 import { bytes, dateTime, relativeTime } from '../../ui/format';
 import { ErrorState, LoadingState } from '../../ui/StateViews';
@@ -56,6 +56,12 @@ export function ConnectionScreen({ onSignOut }: { onSignOut?: () => void }) {
       </Paper>
       {status.error && <ErrorState title="The service did not answer" error={status.error} onRetry={status.reload} />}
       {status.loading && !s && <LoadingState label="Asking the service…" />}
+      {s?.damage && (
+        <Alert color="red" title="The database is damaged" role="alert">
+          {s.damage}. Requests that reach the damaged part are answered 503. Stop the service, run <Code>npm run check-data</Code>, and restore the newest
+          backup (README, Recovery).
+        </Alert>
+      )}
       {s && (
         <Paper withBorder p="md">
           <Group justify="space-between" mb="sm">

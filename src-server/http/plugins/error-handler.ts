@@ -7,7 +7,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { LrsError, errors } from '../errors';
 import { XAPI_RESOURCES, xapiStoreSlug } from '../xapi-path';
 import { StorageDuplicateError, StorageNotFoundError, StorageUnavailableError } from '../../storage/errors';
-import { StorageFullError } from '../../storage/errors';
+import { StorageDamagedError, StorageFullError } from '../../storage/errors';
 
 const FASTIFY_MESSAGES: Record<string, (error: FastifyError) => LrsError> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: (error) =>
@@ -22,6 +22,7 @@ export function toLrsError(error: unknown): LrsError | null {
   if (error instanceof LrsError) return error;
   if (error instanceof StorageFullError) return errors.storageFull(error.message);
   if (error instanceof StorageUnavailableError) return errors.storageUnavailable(storageUnavailableMessage(error));
+  if (error instanceof StorageDamagedError) return errors.storageDamaged(error.message);
   // A request that raced another one (two creates of one slug, a delete during a write).
   if (error instanceof StorageDuplicateError) return errors.conflict(error.code, error.message);
   if (error instanceof StorageNotFoundError) return errors.notFound(error.code, error.message);

@@ -8,8 +8,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import { nodeStorageFs, readWholeFile, writeFileDurably } from './fs';
-import { isJournalFileName } from './journal-format';
-import { SNAPSHOT_FILE, SNAPSHOT_PAGES_FILE, SNAPSHOT_TEMP_FILE } from './data-dir-files';
+import { isJournalFileName, surveyJournal } from './journal-format';
+import { SNAPSHOT_FILE, SNAPSHOT_PAGES_FILE, SNAPSHOT_SUMS_FILE, SNAPSHOT_TEMP_FILE } from './data-dir-files';
 import { loadSqlJs } from './load-database';
 import { lockDataDir } from './lock';
 import { SCHEMA_VERSION } from './schema';
@@ -111,14 +111,27 @@ export function checkBackup(run: CheckRunner, bytes: number, name: string): Back
 export interface RestoreResult extends BackupSummary {
   /** The files of the previous data, renamed: `<name>.before-restore` (`.before-restore.2`, ... when taken). */
   keptAs: string[];
+  /** With `replayJournal`: the journal records after the backup's that the next start replays. */
+  replays: { from: number; through: number } | null;
 }
 
 /**
  * Makes `from` the data directory's database. Refuses while a service holds the directory (it
  * takes the lock itself for the duration), refuses a file that is not a Lore backup, and renames
  * the previous snapshot and journal files instead of deleting them.
+ *
+ * `replayJournal`: the journal files stay in place (copies are kept too), so the next start
+ * replays every record written after the backup over it — the way back from a damaged snapshot
+ * (snapshot-sums.ts) that loses nothing the journal still holds. Refused when the journal no
+ * longer reaches back to the backup (records between the two were only in the snapshot).
  */
-export async function restoreDataDir(options: { dataDir: string; from: string; wasmPath?: string; log?: (msg: string) => void }): Promise<RestoreResult> {
+export async function restoreDataDir(options: {
+  dataDir: string;
+  from: string;
+  replayJournal?: boolean;
+  wasmPath?: string;
+  log?: (msg: string) => void;
+}): Promise<RestoreResult> {
   const log = options.log ?? (() => {});
   const dataDir = path.resolve(options.dataDir);
   const bytes = await readWholeFile(options.from).catch((err: NodeJS.ErrnoException) => {
@@ -129,25 +142,50 @@ export async function restoreDataDir(options: { dataDir: string; from: string; w
   // Throws DataDirLockedError when a service runs on the directory.
   const lock = await lockDataDir(dataDir, log);
   try {
+    const names = (await fsp.readdir(dataDir)).sort();
+    const journals = names.filter(isJournalFileName);
+    const replays = options.replayJournal ? await journalAfter(dataDir, journals, summary.journalSeq) : null;
     // Everything the previous data is made of: a snapshot's pages file a crash left belongs to it too.
-    const previous = (await fsp.readdir(dataDir))
-      .filter((name) => name === SNAPSHOT_FILE || name === SNAPSHOT_PAGES_FILE || isJournalFileName(name))
-      .sort();
+    const previous = names.filter((name) => name === SNAPSHOT_FILE || name === SNAPSHOT_PAGES_FILE || name === SNAPSHOT_SUMS_FILE || isJournalFileName(name));
     const suffix = await freeSuffix(dataDir, previous);
     const temp = path.join(dataDir, SNAPSHOT_TEMP_FILE);
     await writeFileDurably(nodeStorageFs, temp, bytes);
     const keptAs: string[] = [];
     for (const name of previous) {
-      await fsp.rename(path.join(dataDir, name), path.join(dataDir, name + suffix));
+      // Journal files to replay stay where the start reads them; a copy is kept like the rest.
+      if (replays && isJournalFileName(name)) await fsp.copyFile(path.join(dataDir, name), path.join(dataDir, name + suffix));
+      else await fsp.rename(path.join(dataDir, name), path.join(dataDir, name + suffix));
       keptAs.push(name + suffix);
     }
     await fsp.rename(temp, path.join(dataDir, SNAPSHOT_FILE));
     await nodeStorageFs.syncDir(dataDir);
     log(`restored ${options.from} into ${dataDir}${keptAs.length ? `; the previous data is kept as ${keptAs.join(', ')}` : ''}`);
-    return { ...summary, keptAs };
+    return { ...summary, keptAs, replays };
   } finally {
     await lock.release();
   }
+}
+
+/** The journal records after `backupSeq` that the files hold, or why they cannot be replayed over it. */
+async function journalAfter(dataDir: string, journals: string[], backupSeq: number): Promise<{ from: number; through: number }> {
+  let first: number | null = null;
+  let last = backupSeq;
+  for (const name of journals) {
+    const survey = surveyJournal(await fsp.readFile(path.join(dataDir, name)));
+    const damaged = survey.damage.find((span) => span.seqAfter !== null);
+    if (damaged) throw new InvalidBackupError(`${name} is damaged at byte ${damaged.offset} (${damaged.reason}): run \`npm run repair\` first, then restore`);
+    for (const { record } of survey.records) {
+      first ??= record.j;
+      last = Math.max(last, record.j);
+    }
+  }
+  if (first !== null && first > backupSeq + 1) {
+    throw new InvalidBackupError(
+      `the backup holds journal records up to ${backupSeq} and the journal starts at ${first}: records ${backupSeq + 1} to ${first - 1} ` +
+        'were only in the snapshot, so the journal cannot be replayed over this backup. Restore a newer backup, or restore without --replay-journal.',
+    );
+  }
+  return { from: backupSeq + 1, through: last };
 }
 
 async function freeSuffix(dataDir: string, names: string[]): Promise<string> {

@@ -10,3 +10,7 @@ export const SNAPSHOT_PAGES_FILE = 'lore.sqlite.pages';
 export const SNAPSHOT_PAGES_TEMP_FILE = 'lore.sqlite.pages.tmp';
 /** Written and fsynced to learn whether the disk takes writes again (a full disk does not). */
 export const PROBE_FILE = 'lore.probe';
+/** A checksum per page of SNAPSHOT_FILE, checked at open (snapshot-sums.ts). */
+export const SNAPSHOT_SUMS_FILE = 'lore.sqlite.sums';
+/** The sums being written; renamed to SNAPSHOT_SUMS_FILE once durable. */
+export const SNAPSHOT_SUMS_TEMP_FILE = 'lore.sqlite.sums.tmp';

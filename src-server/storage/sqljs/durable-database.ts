@@ -20,7 +20,7 @@ import type { StorageFs } from './fs';
 import { PAGE_BYTES } from './file-changes';
 import type { FileChanges } from './file-changes';
 import { flushPendingIngestion } from './ingestion';
-import { encodeRecord, journalFileName } from './journal-format';
+import { encodeRecord, journalFileName, journalFirstSeq } from './journal-format';
 import { JournalWriter } from './journal-writer';
 import { PROBE_FILE, SNAPSHOT_FILE, SNAPSHOT_TEMP_FILE } from './data-dir-files';
 import { loadCaches, loadDatabase, loadSqlJs } from './load-database';
@@ -31,6 +31,7 @@ import { applyOpInTransaction } from './ops';
 import type { ApplyState, Op } from './ops';
 import { writeMeta } from './schema';
 import { applySnapshotPages, writeSnapshotPages } from './snapshot-pages';
+import { PageSums, writePageSums } from './snapshot-sums';
 import type { RejectionRetention } from './retention';
 import type { Sql } from './sql';
 
@@ -49,6 +50,13 @@ export interface SqljsStorageOptions {
   capacityLimitBytes?: number;
   /** Pruning of the rejected-statement log (retention.ts); off unless given. */
   rejectionRetention?: RejectionRetention;
+  /**
+   * Keep the journal files written since the newest backup, even once a snapshot covers them:
+   * restoring that backup then replays them (`npm run restore -- --replay-journal`) and loses
+   * nothing after a damaged snapshot. The service sets it when backups are scheduled. Until this
+   * process has written a backup, every covered file is kept.
+   */
+  keepJournalSinceBackup?: boolean;
 }
 
 const DEFAULT_SNAPSHOT_THRESHOLD_BYTES = 64 * 1024 * 1024;
@@ -90,6 +98,13 @@ export class DurableDatabase {
    * failed flush could still take away.
    */
   private durableSeq = 0;
+  /** The page sums of the snapshot on disk (snapshot-sums.ts). */
+  private sums: PageSums | null = null;
+  private readonly keepJournalSinceBackup: boolean;
+  /** Journal files a snapshot covers, kept for a restore of the newest backup (keepJournalSinceBackup). */
+  private retainedJournals: string[] = [];
+  /** The journal seq the newest backup this process wrote holds; null before the first. */
+  private backupSeq: number | null = null;
   /** The journal seq the snapshot on disk holds. */
   private snapshotSeq = 0;
   private snapshotExists = false;
@@ -136,6 +151,7 @@ export class DurableDatabase {
     this.lock = init.lock;
     this.log = init.log;
     this.snapshotThresholdBytes = init.options.snapshotThresholdBytes ?? DEFAULT_SNAPSHOT_THRESHOLD_BYTES;
+    this.keepJournalSinceBackup = init.options.keepJournalSinceBackup ?? false;
     this.install(init.loaded);
     this.touchTimer = setInterval(() => {
       this.flushTouches().catch((err: unknown) => this.log(`could not journal API-key last-used times: ${String(err)}`));
@@ -151,7 +167,10 @@ export class DurableDatabase {
     this.durableSeq = loaded.state.lastSeq;
     this.snapshotSeq = loaded.snapshotSeq;
     this.snapshotExists = loaded.snapshotExists;
+    this.sums = loaded.sums;
+    // Kept files are older files again: the next snapshot decides about them anew.
     this.olderJournals = loaded.older;
+    this.retainedJournals = [];
     this.writer = new JournalWriter({
       fs: this.fs,
       dir: this.dataDir,
@@ -367,6 +386,7 @@ export class DurableDatabase {
     // The image may hold records still in flight: it must not become the snapshot before they are durable.
     await previousDurable;
     await replaceFileDurably(this.fs, path.join(this.dataDir, SNAPSHOT_FILE), path.join(this.dataDir, SNAPSHOT_TEMP_FILE), image);
+    await this.sumsWritten(PageSums.ofImage(image, journalSeq));
     await this.snapshotWritten(journalSeq, covered);
     this.log(
       `snapshot written: ${image.length} bytes, journal seq ${journalSeq}, ` +
@@ -388,8 +408,10 @@ export class DurableDatabase {
     try {
       // The pages may hold records still in flight: they must not reach the snapshot before those are durable.
       await previousDurable;
-      await writeSnapshotPages(this.fs, this.dataDir, changed);
+      const pageSums = new Uint32Array(changed.pages.length);
+      await writeSnapshotPages(this.fs, this.dataDir, changed, PageSums.ofRun(changed.pages, changed.fileBytes, pageSums));
       await applySnapshotPages(this.fs, this.dataDir, changed);
+      if (this.sums) await this.sumsWritten(this.sums.afterChanges(journalSeq, changed.fileBytes, changed.pages, pageSums));
     } catch (err) {
       // The snapshot may hold some of them now (a complete pages file says which, and the next
       // open writes it): the next snapshot writes them all again, with whatever changed since.
@@ -423,13 +445,50 @@ export class DurableDatabase {
     return { covered, previousDurable: rotate ? this.writer.rotate(nextJournal) : this.writer.sync() };
   }
 
-  /** The snapshot on disk holds `journalSeq`: the journal files it covers go. */
+  /**
+   * Keeps the new snapshot's page sums and writes them beside it. A failure is logged, not thrown:
+   * the snapshot is whole, and the next open finds the sums stale and checks it another way.
+   */
+  private async sumsWritten(sums: PageSums): Promise<void> {
+    this.sums = sums;
+    try {
+      await writePageSums(this.fs, this.dataDir, sums);
+    } catch (err) {
+      this.log(`could not write the snapshot's page checksums: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /**
+   * The snapshot on disk holds `journalSeq`: the journal files it covers go, but for those a
+   * restore of the newest backup still needs (keepJournalSinceBackup).
+   */
   private async snapshotWritten(journalSeq: number, covered: string[]): Promise<void> {
     this.snapshotSeq = journalSeq;
     this.snapshotExists = true;
+    const kept = this.keepJournalSinceBackup ? covered.filter((file) => !this.backupHolds(file)) : [];
     // From here a crash leaves old journal files beside the new snapshot: replay skips their records.
-    for (const file of covered) await this.fs.unlink(file);
+    for (const file of covered) if (!kept.includes(file)) await this.fs.unlink(file);
     this.olderJournals = this.olderJournals.filter((file) => !covered.includes(file));
+    this.retainedJournals = [...new Set([...this.retainedJournals, ...kept])].sort();
+  }
+
+  /**
+   * A backup holding journal records up to `journalSeq` was written (backup-file.ts): the kept
+   * journal files it holds whole are no longer needed.
+   */
+  async backupWritten(journalSeq: number): Promise<void> {
+    this.backupSeq = Math.max(this.backupSeq ?? 0, journalSeq);
+    const done = this.retainedJournals.filter((file) => this.backupHolds(file));
+    this.retainedJournals = this.retainedJournals.filter((file) => !done.includes(file));
+    for (const file of done) await this.fs.unlink(file);
+  }
+
+  /** Whether the newest backup holds every record of a journal file (it ends where the next file starts). */
+  private backupHolds(file: string): boolean {
+    if (this.backupSeq === null) return false;
+    const files = [...new Set([...this.retainedJournals, ...this.olderJournals, this.writer.currentPath])].sort();
+    const next = files[files.indexOf(file) + 1];
+    return next !== undefined && journalFirstSeq(next) - 1 <= this.backupSeq;
   }
 
   private maybeScheduleSnapshot(): void {

@@ -8,6 +8,7 @@
  * Journal seqs increase by one per record across files; the snapshot's meta table holds the last
  * one it contains, so replay skips what the snapshot already has.
  */
+import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { opJson } from './ops';
 import type { Op } from './ops';
@@ -165,6 +166,13 @@ const JOURNAL_NAME = /^journal-(\d{16})\.log$/;
 /** Journal files are named after the first journal seq they may hold, so names sort in order. */
 export function journalFileName(firstSeq: number): string {
   return `journal-${String(firstSeq).padStart(16, '0')}.log`;
+}
+
+/** The first journal seq a journal file (a path or a name) may hold, from its name. */
+export function journalFirstSeq(file: string): number {
+  const match = JOURNAL_NAME.exec(path.basename(file));
+  if (!match) throw new Error(`not a journal file name: ${file}`);
+  return Number(match[1]);
 }
 
 export function isJournalFileName(name: string): boolean {

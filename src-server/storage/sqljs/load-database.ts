@@ -8,7 +8,7 @@ import path from 'node:path';
 import initSqlJs from 'sql.js';
 import type { SqlJsStatic } from 'sql.js';
 import { DefinitionCache } from './activities';
-import { SNAPSHOT_FILE } from './data-dir-files';
+import { SNAPSHOT_FILE, SNAPSHOT_SUMS_FILE } from './data-dir-files';
 import { FileChanges, beforeFileWrite, onFileWrite } from './file-changes';
 import { allocateFileStorage, imageStorageFor } from './file-storage';
 import { truncateDurably } from './fs';
@@ -20,6 +20,7 @@ import { applyOpInTransaction } from './ops';
 import type { ApplyState } from './ops';
 import { ensureSchema } from './schema';
 import { finishSnapshotPages } from './snapshot-pages';
+import { PageSums, SnapshotDamagedError, describePages, readPageSums, writePageSums } from './snapshot-sums';
 import { Sql, sqlJsFileName } from './sql';
 import { TermIds } from './terms';
 
@@ -93,13 +94,17 @@ export interface LoadedDatabase {
   current: { path: string; size: number; exists: boolean };
   /** Journal files before the current one. */
   older: string[];
+  /** The snapshot's page sums (snapshot-sums.ts); null while there is no snapshot. */
+  sums: PageSums | null;
 }
 
 /** Loads the snapshot (or creates an empty database) and replays the journal over it. */
 export async function loadDatabase(ctx: LoadContext): Promise<LoadedDatabase> {
   const snapshotPath = path.join(ctx.dataDir, SNAPSHOT_FILE);
-  const { sql, changes, snapshotExists } = await openSnapshot(ctx, snapshotPath);
+  const { sql, changes, snapshotExists, actualSums } = await openSnapshot(ctx, snapshotPath);
   try {
+    const onDisk = actualSums ? await readPageSums(ctx.fs, ctx.dataDir) : null;
+    const mismatch = onDisk instanceof PageSums && actualSums ? onDisk.mismatches(actualSums) : null;
     let meta;
     try {
       // Our journal provides durability; SQLite's own rollback journal only needs to serve ROLLBACK.
@@ -108,12 +113,14 @@ export async function loadDatabase(ctx: LoadContext): Promise<LoadedDatabase> {
       sql.db.exec('PRAGMA journal_mode = MEMORY; PRAGMA locking_mode = EXCLUSIVE');
       meta = ensureSchema(sql);
     } catch (err) {
+      if (mismatch && mismatch.pages.length > 0) throw new SnapshotDamagedError(snapshotPath, describePages(mismatch.pages), ctx.dataDir);
       throw new Error(`cannot read ${snapshotPath}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
+    const sums = actualSums && (await settleSnapshotSums(ctx, sql, snapshotPath, { actual: actualSums, onDisk, mismatch, journalSeq: meta.journalSeq }));
     const state: ApplyState = { sql, storeNums: new Map(), counts: new Map(), lastSeq: meta.lastSeq, definitions: new DefinitionCache(), ingestion: new PendingIngestion(), termIds: new TermIds() };
     loadCaches(state);
     const journal = await replayJournals(ctx, state, meta.journalSeq);
-    return { state, changes, snapshotSeq: meta.journalSeq, snapshotExists, ...journal };
+    return { state, changes, snapshotSeq: meta.journalSeq, snapshotExists, sums, ...journal };
   } catch (err) {
     changes.dispose();
     sql.close();
@@ -126,13 +133,49 @@ export async function loadDatabase(ctx: LoadContext): Promise<LoadedDatabase> {
  * into it (snapshot-pages.ts). Its bytes are read into the storage sql.js's file system then keeps
  * as the database file (file-storage.ts): no second copy of a database that may be gigabytes.
  */
-async function openSnapshot(ctx: LoadContext, snapshotPath: string): Promise<{ sql: Sql; changes: FileChanges; snapshotExists: boolean }> {
+async function openSnapshot(
+  ctx: LoadContext,
+  snapshotPath: string,
+): Promise<{ sql: Sql; changes: FileChanges; snapshotExists: boolean; actualSums: PageSums | null }> {
   const finished = await finishSnapshotPages(ctx.fs, ctx.dataDir);
   if (finished > 0) ctx.log(`wrote the ${finished} pages of an interrupted snapshot into ${path.basename(snapshotPath)}`);
   const image = await ctx.fs.readFile(snapshotPath, imageStorageFor);
+  // The sums of the bytes as read, before sql.js owns them (it changes them in place from here).
+  const actualSums = image && PageSums.ofImage(image, 0);
   const db = new ctx.SQL.Database(image);
   // From here every write to the file is a change the next snapshot writes (file-changes.ts).
-  return { sql: new Sql(db), changes: new FileChanges(sqlJsFileName(db)), snapshotExists: image !== null };
+  return { sql: new Sql(db), changes: new FileChanges(sqlJsFileName(db)), snapshotExists: image !== null, actualSums };
+}
+
+/**
+ * The snapshot's page sums, checked (snapshot-sums.ts): sums of the snapshot read (the same journal
+ * seq) that name a page whose bytes differ are damage, refused. Sums of another snapshot (a crash
+ * between a snapshot and its sums), unreadable ones, or none (a data directory of an older
+ * version) prove nothing: the snapshot is checked with PRAGMA quick_check instead, and its sums
+ * written for the next open.
+ */
+async function settleSnapshotSums(
+  ctx: LoadContext,
+  sql: Sql,
+  snapshotPath: string,
+  found: { actual: PageSums; onDisk: PageSums | string | null; mismatch: { pages: number[]; sizeDiffers: boolean } | null; journalSeq: number },
+): Promise<PageSums> {
+  const { actual, onDisk, mismatch, journalSeq } = found;
+  const current = actual.withJournalSeq(journalSeq);
+  if (onDisk instanceof PageSums && onDisk.journalSeq === journalSeq && mismatch) {
+    if (mismatch.pages.length > 0) throw new SnapshotDamagedError(snapshotPath, describePages(mismatch.pages), ctx.dataDir);
+    if (!mismatch.sizeDiffers) return onDisk;
+    throw new SnapshotDamagedError(snapshotPath, `it holds ${actual.fileBytes} bytes where ${SNAPSHOT_SUMS_FILE} says ${onDisk.fileBytes}`, ctx.dataDir);
+  }
+  const why = onDisk === null ? 'has no page checksums yet' : typeof onDisk === 'string' ? `has unreadable page checksums (${onDisk})` : 'has the page checksums of an earlier snapshot';
+  const check = sql.all('PRAGMA quick_check').map(([line]) => String(line));
+  if (check.join() !== 'ok') throw new SnapshotDamagedError(snapshotPath, `PRAGMA quick_check finds ${check.slice(0, 3).join('; ')}`, ctx.dataDir);
+  ctx.log(`${path.basename(snapshotPath)} ${why}: PRAGMA quick_check found it whole; writing them`);
+  await writePageSums(ctx.fs, ctx.dataDir, current).catch((err: unknown) => {
+    // The next snapshot writes them too; a full disk is no reason not to open.
+    ctx.log(`could not write ${SNAPSHOT_SUMS_FILE}: ${err instanceof Error ? err.message : String(err)}`);
+  });
+  return current;
 }
 
 /**

@@ -75,6 +75,7 @@ async function writePages(
   source: PageSource,
   at: (index: number) => number,
   contiguous: (index: number) => boolean,
+  onRun?: (firstIndex: number, run: Uint8Array) => void,
 ): Promise<void> {
   // Each write's failure is caught as it happens (an unhandled rejection would end the process)
   // and reported once the writes before it are awaited.
@@ -96,6 +97,7 @@ async function writePages(
       // Copied when its write is issued: the bytes in flight are the source's, whatever is written to the file meanwhile.
       const run = new Uint8Array((end - first) * PAGE_BYTES);
       source.copy(first, end, run);
+      onRun?.(first, run);
       inFlight.push({ done: handle.write(run, at(first)).catch((error: unknown) => void (failure ??= { error })), bytes: run.length });
       inFlightBytes += run.length;
       unsynced += run.length;
@@ -115,14 +117,23 @@ async function writePages(
   }
 }
 
-/** Puts `source` on disk as the complete pages file (temp file, fdatasync, rename, directory sync). */
-export async function writeSnapshotPages(fs: StorageFs, dataDir: string, source: PageSource): Promise<void> {
+/**
+ * Puts `source` on disk as the complete pages file (temp file, fdatasync, rename, directory sync).
+ * `onRun` sees each run of pages as it is written (index of its first page, PAGE_BYTES a page):
+ * the page sums (snapshot-sums.ts) are taken from the very bytes written.
+ */
+export async function writeSnapshotPages(
+  fs: StorageFs,
+  dataDir: string,
+  source: PageSource,
+  onRun?: (firstIndex: number, run: Uint8Array) => void,
+): Promise<void> {
   const file = path.join(dataDir, SNAPSHOT_PAGES_FILE);
   await replaceFileDurably(fs, file, path.join(dataDir, SNAPSHOT_PAGES_TEMP_FILE), async (handle) => {
     const header = encodeSnapshotPagesHeader(source.pages, source.fileBytes);
     await handle.write(header, 0);
     // The file holds every page whole, one after another.
-    await writePages(handle, source, (i) => header.length + i * PAGE_BYTES, () => true);
+    await writePages(handle, source, (i) => header.length + i * PAGE_BYTES, () => true, onRun);
   });
 }
 

@@ -3,6 +3,7 @@
  * costs more than running a small statement), rows as arrays, and synchronous transactions.
  */
 import type { Database, SqlValue, Statement } from 'sql.js';
+import { StorageDamagedError } from '../storage';
 
 export type Row = SqlValue[];
 
@@ -24,8 +25,13 @@ export function sqlJsFileName(db: Database): string {
   return (db as Database & { filename: string }).filename;
 }
 
+/** SQLite's words for a database file whose bytes are not what it wrote (SQLITE_CORRUPT, SQLITE_NOTADB). */
+const DAMAGE = /database disk image is malformed|file is not a database|SQLITE_CORRUPT/i;
+
 export class Sql {
   private readonly cache = new Map<string, Statement>();
+  /** The first damage SQLite reported while this database was open: the status shows it. */
+  damage: string | null = null;
 
   constructor(readonly db: Database) {}
 
@@ -34,6 +40,8 @@ export class Sql {
     try {
       stmt.bind(params);
       stmt.step();
+    } catch (err) {
+      throw this.named(err);
     } finally {
       stmt.reset();
     }
@@ -45,6 +53,8 @@ export class Sql {
     try {
       stmt.bind(params);
       while (stmt.step()) rows.push(stmt.get());
+    } catch (err) {
+      throw this.named(err);
     } finally {
       stmt.reset();
     }
@@ -56,9 +66,22 @@ export class Sql {
     try {
       stmt.bind(params);
       return stmt.step() ? stmt.get() : undefined;
+    } catch (err) {
+      throw this.named(err);
     } finally {
       stmt.reset();
     }
+  }
+
+  /** Damage becomes StorageDamagedError (a 503 that names it, never a 500) and is remembered. */
+  private named(err: unknown): unknown {
+    if (!(err instanceof Error) || !DAMAGE.test(err.message)) return err;
+    this.damage ??= `SQLite reported "${err.message}" at ${new Date().toISOString()}`;
+    return new StorageDamagedError(
+      `The database is damaged (${err.message}); this request could not be answered. ` +
+        'Stop the service, run `npm run check-data`, and restore the newest backup (README, "Recovery").',
+      { cause: err },
+    );
   }
 
   /** Runs `fn` in one SQL transaction: all of it or, when it throws, none of it. */
@@ -93,7 +116,12 @@ export class Sql {
     if (!stmt) {
       // Dynamic query shapes are few (one per filter combination); the bound is a safety net.
       if (this.cache.size >= 500) this.resetCache();
-      stmt = this.db.prepare(sql);
+      try {
+        stmt = this.db.prepare(sql);
+      } catch (err) {
+        // Preparing reads the schema: damage there shows up here.
+        throw this.named(err);
+      }
       this.cache.set(sql, stmt);
     }
     return stmt;

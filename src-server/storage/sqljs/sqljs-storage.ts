@@ -384,6 +384,10 @@ export class SqljsStorage implements Storage {
     return this.db.exportImage();
   }
 
+  damage(): string | null {
+    return this.db.sql.damage;
+  }
+
   /**
    * A checked backup file at `file` (backup-file.ts): the up-to-date snapshot copied under a
    * temporary name, checked in a worker thread, renamed. No writer waits for it.
@@ -392,7 +396,10 @@ export class SqljsStorage implements Storage {
     this.db.assertOpen();
     const resolveModule = createRequire(import.meta.url).resolve;
     const sqlJs = { module: resolveModule('sql.js'), wasm: this.options.wasmPath ?? resolveModule('sql.js/dist/sql-wasm.wasm') };
-    return writeCheckedBackup(file, (temp) => this.db.copySnapshotTo(temp), sqlJs);
+    return writeCheckedBackup(file, (temp) => this.db.copySnapshotTo(temp), sqlJs).then(async (summary) => {
+      await this.db.backupWritten(summary.journalSeq);
+      return summary;
+    });
   }
 
   /**

@@ -26,6 +26,7 @@ export default async function statusRoutes(
       ...(deps.storage.capacity ? { capacity: deps.storage.capacity() } : {}),
       ...(publicUrl ? { publicUrl } : {}),
       ...(backups ? { backups } : {}),
+      ...(deps.storage.damage ? { damage: deps.storage.damage() } : {}),
     };
   });
 }

@@ -1,0 +1,107 @@
+/**
+ * Damage in the snapshot is found when it is read: a checksum per page, kept beside it, checked
+ * at open; stale or missing checksums are told from damage.
+ */
+import { createHash } from 'node:crypto';
+import { copyFile, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SNAPSHOT_FILE, SNAPSHOT_SUMS_FILE } from '../../src-server/storage/sqljs/data-dir-files';
+import { PAGE_BYTES } from '../../src-server/storage/sqljs/file-changes';
+import { PageSums, SnapshotDamagedError } from '../../src-server/storage/sqljs/snapshot-sums';
+import { makeStatement } from './rows';
+import { closedAfterEach, crashCopy, openIn, removeTempDirs, tempDir, withStore } from './sqljs-helpers';
+
+afterAll(removeTempDirs);
+
+async function fingerprint(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const name of (await readdir(dir)).sort()) {
+    if (name !== 'lore.lock') out[name] = createHash('sha256').update(await readFile(path.join(dir, name))).digest('hex');
+  }
+  return out;
+}
+
+describe('page checksums of the snapshot', () => {
+  const track = closedAfterEach();
+
+  /** A data directory of `count` statements, closed (so its snapshot and sums are written). */
+  async function closedWith(count: number) {
+    const dir = await tempDir();
+    const storage = await openIn(dir);
+    const store = await withStore(storage);
+    const ids: string[] = [];
+    for (let i = 0; i < count; i += 50) {
+      const rows = Array.from({ length: 50 }, () => makeStatement());
+      await storage.insertStatements(store.id, rows);
+      ids.push(...rows.map((row) => row.statementId));
+    }
+    await storage.close();
+    return { dir, store, ids };
+  }
+
+  it('are written with the snapshot and match it', async () => {
+    const { dir } = await closedWith(500);
+    const image = await readFile(path.join(dir, SNAPSHOT_FILE));
+    const sums = PageSums.decode(await readFile(path.join(dir, SNAPSHOT_SUMS_FILE)));
+    expect(sums).toBeInstanceOf(PageSums);
+    expect((sums as PageSums).mismatches(PageSums.ofImage(image, 0))).toEqual({ pages: [], sizeDiffers: false });
+  });
+
+  it('refuse to open a snapshot with two pages overwritten in the middle, naming the file and the pages, and change nothing', async () => {
+    const { dir } = await closedWith(2000);
+    const file = path.join(dir, SNAPSHOT_FILE);
+    const image = await readFile(file);
+    const middle = Math.floor(image.length / PAGE_BYTES / 2);
+    image.fill(0x33, middle * PAGE_BYTES, (middle + 2) * PAGE_BYTES);
+    await writeFile(file, image);
+    const before = await fingerprint(dir);
+
+    const error = await openIn(dir).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(error).toBeInstanceOf(SnapshotDamagedError);
+    const message = (error as Error).message;
+    expect(message).toContain(`${file} is damaged: 2 pages: ${middle} (bytes ${middle * PAGE_BYTES}–`);
+    expect(message).toContain(`npm run restore -- --data-dir ${dir} --from <backup> --replay-journal`);
+    expect(await fingerprint(dir)).toEqual(before);
+  });
+
+  it('open a data directory of an older version (no checksums) after a quick_check, and write them', async () => {
+    const { dir, store, ids } = await closedWith(100);
+    await rm(path.join(dir, SNAPSHOT_SUMS_FILE));
+    const messages: string[] = [];
+    const storage = await track(openIn(dir, { log: (m) => messages.push(m) }));
+    expect(messages.join('\n')).toContain('lore.sqlite has no page checksums yet: PRAGMA quick_check found it whole; writing them');
+    expect(await storage.findStatement(store.id, ids[0]!)).not.toBeNull();
+    expect(PageSums.decode(await readFile(path.join(dir, SNAPSHOT_SUMS_FILE)))).toBeInstanceOf(PageSums);
+  });
+
+  it("take the checksums of an earlier snapshot (a crash between a snapshot and its checksums) for stale, not damage", async () => {
+    const { dir, store } = await closedWith(100);
+    const earlier = path.join(await tempDir(), 'earlier.sums');
+    await copyFile(path.join(dir, SNAPSHOT_SUMS_FILE), earlier);
+    const storage = await openIn(dir);
+    await storage.insertStatements(store.id, [makeStatement()]);
+    await storage.close();
+    await copyFile(earlier, path.join(dir, SNAPSHOT_SUMS_FILE));
+
+    const messages: string[] = [];
+    await track(openIn(dir, { log: (m) => messages.push(m) }));
+    expect(messages.join('\n')).toContain('has the page checksums of an earlier snapshot: PRAGMA quick_check found it whole');
+  });
+
+  it('stay right through snapshots of changed pages and a crash', async () => {
+    const storage = await track(openIn(await tempDir(), { snapshotThresholdBytes: 1 }));
+    const store = await withStore(storage);
+    for (let i = 0; i < 30; i++) await storage.insertStatements(store.id, [makeStatement(), makeStatement()]);
+    await storage.flush();
+    const copy = await crashCopy(storage.dataDir);
+    const sums = PageSums.decode(await readFile(path.join(copy, SNAPSHOT_SUMS_FILE))) as PageSums;
+    expect(sums.mismatches(PageSums.ofImage(await readFile(path.join(copy, SNAPSHOT_FILE)), 0))).toEqual({ pages: [], sizeDiffers: false });
+    const messages: string[] = [];
+    await track(openIn(copy, { log: (m) => messages.push(m) }));
+    expect(messages.join('\n')).not.toMatch(/checksums/);
+  });
+});
