@@ -21,6 +21,11 @@ export const localSettingsSchema = z.strictObject({
     .min(1, 'a listen address is required')
     .max(255)
     .regex(/^[A-Za-z0-9.:[\]-]+$/, 'a listen address is an IP address or a host name, like 127.0.0.1 or 0.0.0.0'),
+  /**
+   * Where the scheduled backups go (an external disk, a synced folder); absent: the `backups`
+   * folder beside the data directory. Chosen in a folder dialog (`local.chooseBackupDir`).
+   */
+  backupDir: z.string().trim().min(1, 'a backup folder is a path').max(4096).optional(),
 });
 export type LocalSettings = z.infer<typeof localSettingsSchema>;
 
@@ -50,6 +55,8 @@ export const desktopOperations = {
   'service.restart': none,
   /** Saved now, applied at the service's next (re)start. */
   'local.update': localSettingsSchema,
+  /** Asks for a backup folder in the system's folder dialog and saves it; a restart applies it. */
+  'local.chooseBackupDir': none,
   /** Tested (GET /admin/api/status with the token) before anything is saved. */
   'remote.save': remoteProfileInputSchema,
   'remote.remove': profileId,

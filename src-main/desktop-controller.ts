@@ -27,6 +27,8 @@ export interface DesktopControllerOptions {
   emitAdminEvent?: (event: LiveEventView) => void;
   log?: (message: string) => void;
   relayBackoffMs?: { initial: number; max: number };
+  /** The system's folder dialog (index.ts: dialog.showOpenDialog); undefined when cancelled. */
+  chooseFolder?: (title: string, current: string | undefined) => Promise<string | undefined>;
 }
 
 export interface DesktopController {
@@ -110,7 +112,7 @@ export function createDesktopController(options: DesktopControllerOptions): Desk
       local: {
         settings,
         applied,
-        restartNeeded: applied !== null && (applied.port !== settings.port || applied.host !== settings.host),
+        restartNeeded: applied !== null && (applied.port !== settings.port || applied.host !== settings.host || applied.backupDir !== settings.backupDir),
         dataDir,
         status,
       },
@@ -148,6 +150,12 @@ export function createDesktopController(options: DesktopControllerOptions): Desk
       case 'local.update':
         profiles.updateLocalSettings(input);
         return;
+      case 'local.chooseBackupDir': {
+        const current = profiles.localSettings();
+        const chosen = await options.chooseFolder?.('Choose where Lore keeps its scheduled backups', current.backupDir);
+        if (chosen) profiles.updateLocalSettings({ ...current, backupDir: chosen });
+        return;
+      }
       case 'remote.save':
         await profiles.saveRemote(input);
         return;

@@ -128,6 +128,11 @@ function main(): void {
       emitConnection: (connection) => send(CONNECTION_CHANNEL, connection),
       emitAdminEvent: (event) => send(ADMIN_EVENT_CHANNEL, event),
       log,
+      chooseFolder: async (title, current) => {
+        const options = { title, defaultPath: current ?? app.getPath('documents'), properties: ['openDirectory' as const, 'createDirectory' as const] };
+        const choice = mainWindow && !mainWindow.isDestroyed() ? await dialog.showOpenDialog(mainWindow, options) : await dialog.showOpenDialog(options);
+        return choice.canceled ? undefined : choice.filePaths[0];
+      },
     });
 
     ipcMain.handle(SERVICE_STATUS_CHANNEL, (event) => {

@@ -31,7 +31,7 @@ export interface ServiceLaunchInput {
 }
 
 /**
- * Flags carry port, address and data directory (flags win over the LRS_* variables a user may
+ * Flags carry port, address, data directory and backup folder (flags win over the LRS_* variables a user may
  * have in their shell). The admin token goes in the environment, never in argv: argv is visible
  * to every user of the machine in `ps`. execArgv: the Node flags every launcher of the service
  * uses (src-server/node-flags.ts).
@@ -45,7 +45,7 @@ export function serviceLaunch({ settings, dataDir, adminToken, wasmPath, env }: 
     Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
   );
   return {
-    args: ['--port', String(settings.port), '--host', settings.host, '--data-dir', dataDir],
+    args: ['--port', String(settings.port), '--host', settings.host, '--data-dir', dataDir, ...(settings.backupDir ? ['--backup-dir', settings.backupDir] : [])],
     execArgv: [...SERVICE_NODE_FLAGS],
     env: { ...inherited, LRS_ADMIN_TOKEN: adminToken, LORE_SQLJS_WASM: wasmPath },
   };

@@ -7,7 +7,7 @@ import type { FetchLike } from '../../src-main/admin-forwarder';
 import type { ConnectionDescription } from '../../src-main/bridge-types';
 import { createConnectionProfiles } from '../../src-main/connection-profiles';
 import type { SecretBox } from '../../src-main/connection-profiles';
-import { createDesktopController, probeWith } from '../../src-main/desktop-controller';
+import { createDesktopController, probeWith, type DesktopControllerOptions } from '../../src-main/desktop-controller';
 import type { DesktopController } from '../../src-main/desktop-controller';
 import type { LocalSettings } from '../../src-main/desktop-contract';
 import { createServiceSupervisor } from '../../src-main/service-supervisor';
@@ -56,7 +56,7 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function setup(options: { remoteAccepts?: boolean } = {}) {
+function setup(options: { remoteAccepts?: boolean; chooseFolder?: DesktopControllerOptions['chooseFolder'] } = {}) {
   const calls: { url: string; auth: string | undefined; method: string | undefined }[] = [];
   const remoteEvents: LiveEventView[] = [];
   const fetchImpl: FetchLike = async (url, init) => {
@@ -98,6 +98,7 @@ function setup(options: { remoteAccepts?: boolean } = {}) {
     emitConnection: (c) => connections.push(c),
     emitAdminEvent: (e) => events.push(e),
     relayBackoffMs: { initial: 10, max: 20 },
+    ...(options.chooseFolder && { chooseFolder: options.chooseFolder }),
   });
   const ready = (url = 'http://127.0.0.1:8411') => children.at(-1)?.messageListener?.({ type: 'ready', url });
   return { controller, supervisor, profiles, calls, connections, events, remoteEvents, children, ready };
@@ -175,6 +176,26 @@ describe('the desktop controller: desktop operations', () => {
     });
     const restarted = await controller.desktop('service.restart', {});
     expect(restarted).toMatchObject({ ok: true, value: { local: { applied: { port: 9100, host: '0.0.0.0' }, restartNeeded: false } } });
+  });
+
+  it('asks for a backup folder, keeps it with the other settings, and a restart starts the service with it', async () => {
+    const asked: Array<string | undefined> = [];
+    let answer: string | undefined = '/media/usb/lore-backups';
+    const { controller, ready, children } = setup({ chooseFolder: async (_title, current) => (asked.push(current), answer) });
+    await controller.desktop('service.start', {});
+    ready();
+    const chosen = await controller.desktop('local.chooseBackupDir', {});
+    expect(chosen).toMatchObject({ ok: true, value: { local: { settings: { port: 8411, host: '127.0.0.1', backupDir: '/media/usb/lore-backups' }, restartNeeded: true } } });
+    // A cancelled dialog changes nothing.
+    answer = undefined;
+    await controller.desktop('local.chooseBackupDir', {});
+    expect(asked).toEqual([undefined, '/media/usb/lore-backups']);
+    // Saving the port keeps the folder.
+    const saved = await controller.desktop('local.update', { port: 9100, host: '127.0.0.1', backupDir: '/media/usb/lore-backups' });
+    expect(saved).toMatchObject({ ok: true, value: { local: { settings: { backupDir: '/media/usb/lore-backups' } } } });
+    await controller.desktop('service.restart', {});
+    expect(children.length).toBe(2);
+    expect(controller.state().local.applied).toMatchObject({ backupDir: '/media/usb/lore-backups' });
   });
 
   it('tests a remote before saving it, then manages it: calls, live events and the header switch', async () => {

@@ -45,6 +45,12 @@ describe('serviceLaunch', () => {
     expect(launch.args).toEqual(['--port', '9100', '--host', '0.0.0.0', '--data-dir', '/home/ada/.config/Lore LRS/data']);
   });
 
+  it('passes the backup folder the user chose, and none when they chose none (the default beside the data)', () => {
+    const chosen = serviceLaunch({ settings: { port: 9100, host: '127.0.0.1', backupDir: '/media/usb/lore-backups' }, dataDir: '/d', adminToken: 't', wasmPath: '/w', env: {} });
+    expect(chosen.args.slice(-2)).toEqual(['--backup-dir', '/media/usb/lore-backups']);
+    expect(launch.args).not.toContain('--backup-dir');
+  });
+
   it('starts Node with the service flags every launcher uses, as `npm run serve` does', () => {
     expect(launch.execArgv).toEqual(SERVICE_NODE_FLAGS);
     expect(launch.execArgv).toContain('--max-semi-space-size=32');

@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Group, NumberInput, Paper, PasswordInput, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Button, Code, Group, NumberInput, Paper, PasswordInput, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
 import { useCallback, useEffect, useState } from 'react';
 import type { FormEvent } from 'react';
 import type { DesktopInput, DesktopOperationName } from '../../../src-main/desktop-contract';
@@ -67,10 +67,29 @@ function Panel({ controls }: { controls: DesktopControls }) {
             Restart
           </Button>
         </Group>
-        <LocalSettingsForm key={`${local.settings.host}:${local.settings.port}`} state={state} error={error} pending={pending === 'local.update'} onSave={(settings) => void run('local.update', settings)} />
+        <LocalSettingsForm
+          key={`${local.settings.host}:${local.settings.port}`}
+          state={state}
+          error={error}
+          pending={pending === 'local.update'}
+          onSave={(settings) => void run('local.update', { ...local.settings, ...settings })}
+        />
+        <Group mt="md" gap="xs" align="center" data-testid="backup-folder">
+          <Text size="sm">
+            Scheduled backups go to {local.settings.backupDir ? <Code>{local.settings.backupDir}</Code> : 'the backups folder beside the data directory'}.
+          </Text>
+          <Button size="compact-sm" variant="light" onClick={() => void run('local.chooseBackupDir', {})} loading={pending === 'local.chooseBackupDir'}>
+            Choose folder…
+          </Button>
+          {local.settings.backupDir && (
+            <Button size="compact-sm" variant="subtle" onClick={() => void run('local.update', { port: local.settings.port, host: local.settings.host })}>
+              Use the default
+            </Button>
+          )}
+        </Group>
         {local.restartNeeded && (
           <Alert color="yellow" mt="sm">
-            The new port or address applies when the service restarts.{' '}
+            The new settings apply when the service restarts.{' '}
             <Button size="compact-xs" variant="light" onClick={() => void run('service.restart', {})}>
               Restart now
             </Button>
