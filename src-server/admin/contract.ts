@@ -311,6 +311,9 @@ export const LIVE_EVENTS_PATH = '/events';
  */
 export const BACKUPS_PATH = '/backups';
 
+/** The OpenAPI description of this API, below /admin/api (admin/openapi.ts); no token needed. */
+export const OPENAPI_PATH = '/openapi.json';
+
 const slugParam = z.object({ slug: z.string() });
 const keyParams = z.object({ slug: z.string(), id: z.string() });
 const empty = z.object({});
@@ -338,6 +341,7 @@ export const adminOperations = {
   'apiKeys.list': { method: 'GET', path: '/stores/:slug/keys', input: slugParam, output: z.object({ keys: z.array(apiKeySchema) }) },
   'apiKeys.create': { method: 'POST', path: '/stores/:slug/keys', input: slugParam.extend(createApiKeySchema.shape), output: createdApiKeySchema },
   'apiKeys.rotate': { method: 'POST', path: '/stores/:slug/keys/:id/rotate', input: keyParams.extend(rotateApiKeySchema.shape), output: rotatedApiKeySchema },
+  'apiKeys.get': { method: 'GET', path: '/stores/:slug/keys/:id', input: keyParams, output: apiKeySchema },
   'apiKeys.revoke': { method: 'DELETE', path: '/stores/:slug/keys/:id', input: keyParams, output: apiKeySchema },
   'statements.search': { method: 'GET', path: '/stores/:slug/statements', input: slugParam.extend(explorerQuerySchema.shape), output: explorerPageSchema },
   'refusals.store': { method: 'GET', path: '/stores/:slug/refusals', input: slugParam.extend(refusalsQuerySchema.shape), output: refusalPageSchema },

@@ -4,7 +4,7 @@
  * Served at GET /admin/api/openapi.json.
  */
 import { z } from 'zod';
-import { LIVE_EVENTS_PATH, adminOperations, errorBodySchema, liveEventSchema, liveEventsQuerySchema } from './contract';
+import { BACKUPS_PATH, LIVE_EVENTS_PATH, OPENAPI_PATH, adminOperations, errorBodySchema, liveEventSchema, liveEventsQuerySchema } from './contract';
 import type { AdminOperationName } from './contract';
 
 type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema>; required?: string[] };
@@ -75,7 +75,8 @@ export function buildOpenApiDocument(options: { version: string; serverUrl?: str
       summary: 'Live events (server-sent events)',
       description:
         'A text/event-stream of `event: statement` messages, one per statement accepted, voided or rejected, with the ' +
-        'JSON below as data; a comment line every 15 s. Read it with fetch: it needs the Authorization header.',
+        'JSON below as data, and `event: refusal` messages, one per refused request logged; a comment line every 15 s. ' +
+        'Read it with fetch: it needs the Authorization header.',
       tags: ['events'],
       security: [{ adminToken: [] }],
       parameters: parameters(eventsQuery, ['store'], 'query'),
@@ -83,6 +84,31 @@ export function buildOpenApiDocument(options: { version: string; serverUrl?: str
         200: { description: 'The stream.', content: { 'text/event-stream': { schema: jsonSchema(liveEventSchema, 'output') } } },
         default: errorResponse,
       },
+    },
+  };
+
+  paths[ADMIN_API_PREFIX + BACKUPS_PATH] = {
+    post: {
+      operationId: 'backups.download',
+      summary: 'A backup of the whole database (a download)',
+      description:
+        'The whole database as an SQLite file, from a consistent point: every write acknowledged before the request is in it. ' +
+        '`npm run restore` puts it back. Scheduled backups are written by the service itself (see `backups` in the status).',
+      tags: ['backups'],
+      security: [{ adminToken: [] }],
+      responses: {
+        200: { description: 'The SQLite file.', content: { 'application/vnd.sqlite3': { schema: { type: 'string', format: 'binary' } } } },
+        default: errorResponse,
+      },
+    },
+  };
+  paths[ADMIN_API_PREFIX + OPENAPI_PATH] = {
+    get: {
+      operationId: 'openapi.get',
+      summary: 'This description',
+      description: 'No token needed: it holds no data.',
+      tags: ['openapi'],
+      responses: { 200: { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } } },
     },
   };
 

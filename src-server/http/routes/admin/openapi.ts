@@ -3,13 +3,14 @@
  * token's scope: the description holds no data, and tools fetch it without credentials.
  */
 import type { FastifyInstance } from 'fastify';
+import { OPENAPI_PATH } from '../../../admin/contract';
 import { buildOpenApiDocument } from '../../../admin/openapi';
 import { SERVICE_VERSION } from '../../../service-version';
 
 export default async function openApiRoutes(app: FastifyInstance, options: { publicUrl: () => string }): Promise<void> {
   // Built once per public URL (known only once the service listens): the contract does not change.
   let built: { publicUrl: string; document: Record<string, unknown> } | null = null;
-  app.get('/openapi.json', async (_request, reply) => {
+  app.get(OPENAPI_PATH, async (_request, reply) => {
     const publicUrl = options.publicUrl();
     if (built?.publicUrl !== publicUrl) {
       built = { publicUrl, document: buildOpenApiDocument({ version: SERVICE_VERSION, serverUrl: publicUrl || undefined }) };
