@@ -6,7 +6,7 @@
  * that it type-checks and bundles everywhere.
  */
 
-import type { AdminInput, AdminOperationName, AdminOutput, LiveEventView } from '../src-server/admin/contract';
+import type { AdminInput, AdminOperationName, AdminOutput, LiveEventView, RefusalEventView } from '../src-server/admin/contract';
 import type { DesktopInput, DesktopOperationName, DesktopPreferences, LocalSettings } from './desktop-contract';
 
 /** The one IPC channel of this issue: `invoke` asks for the status, `send` pushes changes. */
@@ -15,6 +15,8 @@ export const SERVICE_STATUS_CHANNEL = 'lore:service-status';
 export const ADMIN_CHANNEL = 'lore:admin';
 /** `send`: each live event of the active connection's /admin/api/events. */
 export const ADMIN_EVENT_CHANNEL = 'lore:admin-event';
+/** `send`: each refused request logged by the active connection (`event: refusal` of /admin/api/events). */
+export const ADMIN_REFUSAL_CHANNEL = 'lore:admin-refusal';
 /** `invoke` asks which deployment is managed; `send` pushes a switch. */
 export const CONNECTION_CHANNEL = 'lore:connection';
 /** `invoke({name, input})`: one desktop operation (desktop-contract.ts). */
@@ -63,6 +65,8 @@ export interface LoreBridge extends LoreDesktopBridge {
   admin<N extends AdminOperationName>(name: N, input: AdminInput<N>): Promise<AdminBridgeResult<AdminOutput<N>>>;
   /** Relays the active connection's live events (/admin/api/events); returns the unsubscribe. */
   onAdminEvent(listener: (event: LiveEventView) => void): () => void;
+  /** Relays the active connection's refused-request events; returns the unsubscribe. */
+  onAdminRefusal(listener: (event: RefusalEventView) => void): () => void;
   /** Which deployment the console is managing now. */
   connection(): Promise<ConnectionDescription>;
   /**

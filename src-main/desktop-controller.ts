@@ -3,7 +3,7 @@
  * manages, where its admin calls go (with which token), what the Connection screen shows and does,
  * and whose live events are relayed. index.ts wires it to IPC, the tray and the app lifecycle.
  */
-import type { LiveEventView } from '../src-server/admin/contract';
+import type { LiveEventView, RefusalEventView } from '../src-server/admin/contract';
 import { forwardAdminCall, zodIssueToError } from './admin-forwarder';
 import type { FetchLike, TargetResolution } from './admin-forwarder';
 import type { AdminBridgeResult, ConnectionDescription, DesktopState, ServiceStatus } from './bridge-types';
@@ -25,6 +25,7 @@ export interface DesktopControllerOptions {
   /** Pushes to the console window. */
   emitConnection?: (connection: ConnectionDescription) => void;
   emitAdminEvent?: (event: LiveEventView) => void;
+  emitAdminRefusal?: (event: RefusalEventView) => void;
   log?: (message: string) => void;
   relayBackoffMs?: { initial: number; max: number };
   /** The system's folder dialog (index.ts: dialog.showOpenDialog); undefined when cancelled. */
@@ -71,6 +72,7 @@ export function createDesktopController(options: DesktopControllerOptions): Desk
   const relay: LiveEventRelay = createLiveEventRelay({
     fetch: fetchImpl,
     emit: (event) => options.emitAdminEvent?.(event),
+    emitRefusal: (event) => options.emitAdminRefusal?.(event),
     log,
     ...(options.relayBackoffMs && { initialBackoffMs: options.relayBackoffMs.initial, maxBackoffMs: options.relayBackoffMs.max }),
   });

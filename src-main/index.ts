@@ -13,6 +13,7 @@ import { saveBackup } from './backup-saver';
 import {
   ADMIN_CHANNEL,
   ADMIN_EVENT_CHANNEL,
+  ADMIN_REFUSAL_CHANNEL,
   BACKUP_CHANNEL,
   CONNECTION_CHANNEL,
   DESKTOP_CHANNEL,
@@ -127,6 +128,7 @@ function main(): void {
       appliedSettings: () => applied,
       emitConnection: (connection) => send(CONNECTION_CHANNEL, connection),
       emitAdminEvent: (event) => send(ADMIN_EVENT_CHANNEL, event),
+      emitAdminRefusal: (event) => send(ADMIN_REFUSAL_CHANNEL, event),
       log,
       chooseFolder: async (title, current) => {
         const options = { title, defaultPath: current ?? app.getPath('documents'), properties: ['openDirectory' as const, 'createDirectory' as const] };

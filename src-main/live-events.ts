@@ -5,8 +5,8 @@
  * fetch, validates each `statement` event against the contract's `liveEventSchema`, and hands it
  * on; the stream is reopened with backoff when it drops, and replaced when the connection changes.
  */
-import { liveEventSchema } from '../src-server/admin/contract';
-import type { LiveEventView } from '../src-server/admin/contract';
+import { liveEventSchema, refusalEventSchema } from '../src-server/admin/contract';
+import type { LiveEventView, RefusalEventView } from '../src-server/admin/contract';
 import { createSseParser, type SseMessage } from '../src-server/admin/sse-parser';
 import { adminApiUrl } from './admin-forwarder';
 import type { AdminTarget, FetchLike } from './admin-forwarder';
@@ -14,6 +14,8 @@ import type { AdminTarget, FetchLike } from './admin-forwarder';
 export interface LiveEventRelayOptions {
   fetch?: FetchLike;
   emit(event: LiveEventView): void;
+  /** Refused requests logged (`event: refusal`), validated against the contract likewise. */
+  emitRefusal?(event: RefusalEventView): void;
   log?: (message: string) => void;
   initialBackoffMs?: number;
   maxBackoffMs?: number;
@@ -54,12 +56,18 @@ export function createLiveEventRelay(options: LiveEventRelayOptions): LiveEventR
         }
         const relay = (message: SseMessage): void => {
           if (message.id !== undefined) lastEventId = message.id;
-          if (message.event !== 'statement') return;
+          if (message.event !== 'statement' && message.event !== 'refusal') return;
           let json: unknown;
           try {
             json = JSON.parse(message.data);
           } catch {
             log('live events: an event that is not JSON was ignored');
+            return;
+          }
+          if (message.event === 'refusal') {
+            const refusal = refusalEventSchema.safeParse(json);
+            if (refusal.success) options.emitRefusal?.(refusal.data);
+            else log('live events: a refusal event that does not match the contract was ignored');
             return;
           }
           const parsed = liveEventSchema.safeParse(json);

@@ -8,6 +8,7 @@ import type { IpcRendererEvent } from 'electron';
 import {
   ADMIN_CHANNEL,
   ADMIN_EVENT_CHANNEL,
+  ADMIN_REFUSAL_CHANNEL,
   BACKUP_CHANNEL,
   CONNECTION_CHANNEL,
   DESKTOP_CHANNEL,
@@ -29,6 +30,7 @@ const bridge: LoreBridge = {
   onServiceStatus: (listener) => subscribe(SERVICE_STATUS_CHANNEL, listener),
   admin: (name, input) => ipcRenderer.invoke(ADMIN_CHANNEL, { name, input }),
   onAdminEvent: (listener) => subscribe(ADMIN_EVENT_CHANNEL, listener),
+  onAdminRefusal: (listener) => subscribe(ADMIN_REFUSAL_CHANNEL, listener),
   connection: () => ipcRenderer.invoke(CONNECTION_CHANNEL),
   onConnection: (listener) => subscribe(CONNECTION_CHANNEL, listener),
   desktop: (name, input) => ipcRenderer.invoke(DESKTOP_CHANNEL, { name, input }),

@@ -4,9 +4,9 @@
  * which forwards to the active connection). Features depend on this interface only; lint forbids
  * them to import a transport.
  */
-import type { AdminInput, AdminOperationName, AdminOutput, LiveEventView } from '../../src-server/admin/contract';
+import type { AdminInput, AdminOperationName, AdminOutput, LiveEventView, RefusalEventView } from '../../src-server/admin/contract';
 
-export type { AdminInput, AdminOperationName, AdminOutput, LiveEventView };
+export type { AdminInput, AdminOperationName, AdminOutput, LiveEventView, RefusalEventView };
 
 /** Which deployment the console manages; the header always shows it. */
 export interface ConnectionInfo {
@@ -21,6 +21,8 @@ export interface SubscribeOptions {
   store?: string;
   /** Told when the live stream connects or drops (the console shows "live" or "reconnecting"). */
   onConnectionChange?: (connected: boolean) => void;
+  /** Told of each refused request logged (`event: refusal`), of this Store (or every log) as above. */
+  onRefusal?: (event: RefusalEventView) => void;
 }
 
 export interface AdminClient {

@@ -5,7 +5,7 @@
  */
 import { dispositionFileName } from '../../src-server/admin/content-disposition';
 import { BACKUPS_PATH, buildAdminRequest } from '../../src-server/admin/contract';
-import type { AdminClient, AdminInput, BackupDownload, AdminOperationName, AdminOutput, ConnectionInfo, LiveEventView, SubscribeOptions } from './admin-client';
+import type { AdminClient, AdminInput, BackupDownload, AdminOperationName, AdminOutput, ConnectionInfo, LiveEventView, RefusalEventView, SubscribeOptions } from './admin-client';
 import { AdminError } from './admin-client';
 import { parseErrorBody } from './error-body';
 import { createSseParser, reconnectDelayMs } from './sse';
@@ -72,6 +72,11 @@ export function createHttpAdminClient(options: HttpClientOptions): AdminClient {
           const { value, done } = await reader.read();
           if (done) break;
           for (const message of parser.push(value)) {
+            if (message.event === 'refusal') {
+              const refusal = JSON.parse(message.data) as RefusalEventView;
+              if (!subscribeOptions.store || refusal.store === subscribeOptions.store) subscribeOptions.onRefusal?.(refusal);
+              continue;
+            }
             if (message.event !== 'statement') continue;
             const event = JSON.parse(message.data) as LiveEventView;
             if (subscribeOptions.store && event.store !== subscribeOptions.store) continue;

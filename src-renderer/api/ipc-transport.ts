@@ -18,10 +18,20 @@ export function createIpcAdminClient(bridge: LoreBridge): AdminClient {
       // The main process keeps one stream per connection and relays it; it is "connected" as
       // far as this window can tell.
       options.onConnectionChange?.(true);
-      return bridge.onAdminEvent((event) => {
+      const unsubscribeStatements = bridge.onAdminEvent((event) => {
         if (options.store && event.store !== options.store) return;
         listener(event);
       });
+      const onRefusal = options.onRefusal;
+      const unsubscribeRefusals = onRefusal
+        ? bridge.onAdminRefusal((event) => {
+            if (!options.store || event.store === options.store) onRefusal(event);
+          })
+        : () => {};
+      return () => {
+        unsubscribeStatements();
+        unsubscribeRefusals();
+      };
     },
     connection: () => bridge.connection(),
     async downloadBackup(): Promise<BackupDownload> {

@@ -262,6 +262,7 @@ describe.skipIf(!chromiumPath)('the admin console in Chromium', () => {
         onServiceStatus: () => () => {},
         admin: (name, input) => window.loreAdminForward(name, input),
         onAdminEvent: () => () => {},
+        onAdminRefusal: () => () => {},
         connection: async () => connection,
         desktop: async () => ({ ok: true, value: state }),
         onConnection: () => () => {},

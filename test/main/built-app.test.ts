@@ -328,7 +328,7 @@ describe('the built preload', () => {
     });
     expect(required).toEqual(['electron']);
     const bridge = exposed['lore'] as LoreBridge;
-    expect(Object.keys(bridge).sort()).toEqual(['admin', 'connection', 'desktop', 'onAdminEvent', 'onConnection', 'onServiceStatus', 'saveBackup', 'serviceStatus']);
+    expect(Object.keys(bridge).sort()).toEqual(['admin', 'connection', 'desktop', 'onAdminEvent', 'onAdminRefusal', 'onConnection', 'onServiceStatus', 'saveBackup', 'serviceStatus']);
     void bridge.serviceStatus();
     void bridge.admin('stores.get', { slug: 'demo' });
     void bridge.desktop('service.restart', {});

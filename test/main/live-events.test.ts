@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { LiveEventView } from '../../src-server/admin/contract';
+import type { LiveEventView, RefusalEventView } from '../../src-server/admin/contract';
 import { createSseParser, type SseMessage } from '../../src-server/admin/sse-parser';
 import { createLiveEventRelay } from '../../src-main/live-events';
 import type { LiveEventRelay } from '../../src-main/live-events';
@@ -100,6 +100,22 @@ describe('live event relay', () => {
     server.send(EVENT(2));
     await vi.waitFor(() => expect(received).toEqual([EVENT(1), EVENT(2)]));
     expect(server.requests[0]?.headers.accept).toBe('text/event-stream');
+  });
+
+  it('relays refused-request events on their own, and ignores ones that break the contract', async () => {
+    const server = await eventServer('tok-r');
+    cleanups.push(server.close);
+    const statements: LiveEventView[] = [];
+    const refusals: RefusalEventView[] = [];
+    const relay = createLiveEventRelay({ emit: (e) => statements.push(e), emitRefusal: (e) => refusals.push(e), initialBackoffMs: 10, maxBackoffMs: 50 });
+    cleanups.push(() => relay.stop());
+    relay.follow({ url: server.url, token: 'tok-r' });
+    await vi.waitFor(() => expect(server.streams).toHaveLength(1));
+    const refusal: RefusalEventView = { store: 'demo', id: 3, status: 401, code: 'unauthenticated', at: '2026-11-25T05:00:00.000Z' };
+    server.streams[0]?.write(`event: refusal\ndata: ${JSON.stringify(refusal)}\n\nevent: refusal\ndata: {"id":"x"}\n\n`);
+    server.send(EVENT(1));
+    await vi.waitFor(() => expect(statements).toEqual([EVENT(1)]));
+    expect(refusals).toEqual([refusal]);
   });
 
   it('reconnects after the stream drops, with the last event id', async () => {

@@ -2,6 +2,7 @@ import { Alert, Badge, Button, Code, Group, Paper, SimpleGrid, Stack, Text, Titl
 import { CopyValueButton } from '../../ui/CopyField';
 import { bytes, dateTime, relativeTime } from '../../ui/format';
 import { ErrorState, LoadingState } from '../../ui/StateViews';
+import { RefusalLog } from '../refusals/RefusalLog';
 import { BackupCard } from './BackupCard';
 import { CapacityCard } from './CapacityCard';
 import { DesktopConnectionPanel } from './DesktopConnectionPanel';
@@ -87,6 +88,14 @@ export function ConnectionScreen({ onSignOut }: { onSignOut?: () => void }) {
       )}
       {s?.capacity && <CapacityCard capacity={s.capacity} />}
       {s && <BackupCard schedule={s.backups} />}
+      {s && (
+        <Paper withBorder p="md">
+          <Title order={4} mb="sm">
+            Refused requests of the service
+          </Title>
+          <RefusalLog slug={null} />
+        </Paper>
+      )}
       <DesktopConnectionPanel />
     </Stack>
   );

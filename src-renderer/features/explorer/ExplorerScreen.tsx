@@ -1,4 +1,4 @@
-import { Anchor, Badge, Button, Group, Paper, SimpleGrid, Stack, Text, TextInput, Title, Tooltip } from '@mantine/core';
+import { Anchor, Badge, Button, Group, Paper, SegmentedControl, SimpleGrid, Stack, Text, TextInput, Title, Tooltip } from '@mantine/core';
 import { createColumnHelper } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
 import type { FormEvent } from 'react';
@@ -14,6 +14,7 @@ import { useExplorerPage, type ExplorerFilters } from './queries';
 import { StatementDetail } from './StatementDetail';
 import { statementSentence } from './statement-sentence';
 import { LabeledSegmentedControl } from '../../ui/LabeledSegmentedControl';
+import { RefusalLog } from '../refusals/RefusalLog';
 
 type ExplorerRecord = ExplorerPageView['records'][number];
 type StatusChoice = 'all' | 'accepted' | 'voided' | 'rejected';
@@ -54,6 +55,8 @@ export function ExplorerScreen({ store, onStoreChange }: { store: string | undef
   const cursor = cursors[cursors.length - 1];
   const page = useExplorerPage(selectedStore?.slug, filters, cursor);
   const [open, setOpen] = useState<ExplorerRecord | null>(null);
+  // Statements (accepted, voided, rejected), or the requests refused before any statement was read.
+  const [view, setView] = useState<'statements' | 'refused'>('statements');
 
   const columns = useMemo(
     () => [
@@ -110,7 +113,7 @@ export function ExplorerScreen({ store, onStoreChange }: { store: string | undef
             Every statement a Store received — accepted, voided and rejected — newest first, with the JSON as received.
           </Text>
         </div>
-        {selectedStore && (
+        {selectedStore && view === 'statements' && (
           <Badge color={page.live ? 'teal' : 'gray'} variant="dot" data-testid="live-indicator">
             {cursor ? 'Paused on an older page' : page.live ? 'Live' : 'Connecting…'}
           </Badge>
@@ -134,6 +137,19 @@ export function ExplorerScreen({ store, onStoreChange }: { store: string | undef
         />
       )}
       {selectedStore && (
+        <SegmentedControl
+          aria-label="What to show"
+          value={view}
+          onChange={(value) => setView(value as 'statements' | 'refused')}
+          data={[
+            { value: 'statements', label: 'Statements' },
+            { value: 'refused', label: 'Refused requests' },
+          ]}
+          style={{ alignSelf: 'flex-start' }}
+        />
+      )}
+      {selectedStore && view === 'refused' && <RefusalLog key={selectedStore.slug} slug={selectedStore.slug} />}
+      {selectedStore && view === 'statements' && (
         <Paper withBorder p="md" component="form" onSubmit={apply} aria-label="Search statements">
           <Stack gap="sm">
             <SimpleGrid cols={{ base: 1, md: 3 }}>
@@ -146,7 +162,13 @@ export function ExplorerScreen({ store, onStoreChange }: { store: string | undef
                 id="status-filter-label"
                 label="Status"
                 value={draft.status}
-                onChange={(status) => setDraft({ ...draft, status })}
+                onChange={(status) => {
+                  // A choice of status is a search at once: nothing to type after it.
+                  const next = { ...draft, status };
+                  setDraft(next);
+                  setFilters(toFilters(next));
+                  setCursors([]);
+                }}
                 data={[
                   { value: 'all', label: 'All' },
                   { value: 'accepted', label: 'Accepted' },
@@ -164,9 +186,9 @@ export function ExplorerScreen({ store, onStoreChange }: { store: string | undef
           </Stack>
         </Paper>
       )}
-      {page.error && <ErrorState title="The search failed" error={page.error} onRetry={page.reload} />}
-      {page.loading && <LoadingState label="Searching…" />}
-      {selectedStore && page.data && page.data.records.length === 0 && (
+      {view === 'statements' && page.error && <ErrorState title="The search failed" error={page.error} onRetry={page.reload} />}
+      {view === 'statements' && page.loading && <LoadingState label="Searching…" />}
+      {view === 'statements' && selectedStore && page.data && page.data.records.length === 0 && (
         filtered ? (
           <EmptyState title="Nothing matches" action={<Button variant="default" onClick={clear}>Clear the filters</Button>}>
             No statement of {selectedStore.slug} matches these filters.
@@ -178,7 +200,7 @@ export function ExplorerScreen({ store, onStoreChange }: { store: string | undef
           </EmptyState>
         )
       )}
-      {page.data && page.data.records.length > 0 && (
+      {view === 'statements' && page.data && page.data.records.length > 0 && (
         <>
           <DataTable
             caption={`Statements of ${selectedStore?.slug ?? ''}`}
