@@ -236,8 +236,9 @@ export const ingestionReportSchema = z.object({
   until: z.string(),
   series: z.array(z.object({ start: z.string(), accepted: z.number(), rejected: z.number() })),
   totals: z.object({ accepted: z.number(), voided: z.number(), rejected: z.number() }),
-  topVerbs: z.array(z.object({ id: z.string(), count: z.number() })),
-  topActivities: z.array(z.object({ id: z.string(), count: z.number() })),
+  /** `name`: the verb's display or the Activity's name (en-US or en first), null when the statements gave none. */
+  topVerbs: z.array(z.object({ id: z.string(), count: z.number(), name: z.string().nullable() })),
+  topActivities: z.array(z.object({ id: z.string(), count: z.number(), name: z.string().nullable() })),
 });
 export type IngestionReportView = z.infer<typeof ingestionReportSchema>;
 

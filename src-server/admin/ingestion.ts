@@ -56,6 +56,11 @@ export async function ingestionReport(
     until: new Date(range.until).toISOString(),
     top: TOP_LIST_LENGTH,
   });
+  const names = await storage.displayNames({
+    ...(store ? { storeId: store.id } : {}),
+    verbIds: stats.topVerbs.map((row) => row.id),
+    activityIds: stats.topActivities.map((row) => row.id),
+  });
   const byStart = new Map(stats.series.map((point) => [Date.parse(point.start), point]));
   const series: IngestionReportView['series'] = [];
   for (let start = range.since; start < range.until; start += size) {
@@ -68,7 +73,15 @@ export async function ingestionReport(
     until: new Date(range.until).toISOString(),
     series,
     totals: stats.totals,
-    topVerbs: stats.topVerbs,
-    topActivities: stats.topActivities,
+    topVerbs: stats.topVerbs.map((row) => ({ ...row, name: pickLanguage(names.verbs[row.id]) })),
+    topActivities: stats.topActivities.map((row) => ({ ...row, name: pickLanguage(names.activities[row.id]) })),
   };
+}
+
+/** One name from a language map: en-US, then any English, then the first there is. */
+export function pickLanguage(map: Record<string, string> | undefined): string | null {
+  if (!map) return null;
+  const tags = Object.keys(map);
+  const english = tags.find((tag) => tag.toLowerCase() === 'en-us') ?? tags.find((tag) => /^en(-|$)/i.test(tag)) ?? tags[0];
+  return english === undefined ? null : map[english]!;
 }

@@ -327,6 +327,12 @@ export interface IngestionQuery {
   top: number;
 }
 
+/** Language maps (`{"en-US": "completed"}`) by verb id and by activity id. */
+export interface DisplayNames {
+  verbs: Record<string, Record<string, string>>;
+  activities: Record<string, Record<string, string>>;
+}
+
 export interface IngestionStats {
   /** Buckets with any traffic, oldest first (empty buckets are left out). */
   series: Array<{ start: string; accepted: number; rejected: number }>;
@@ -426,6 +432,12 @@ export interface Storage {
    */
   emptyStore(storeId: string): Promise<void>;
   ingestionReport(query: IngestionQuery): Promise<IngestionStats>;
+  /**
+   * What people call verbs and activities: a verb's `display` (from the newest statement with it)
+   * and an Activity's definition `name` (the one the Store keeps), language maps by id; ids with
+   * none are left out. One Store, or the first Store that knows each when none is named.
+   */
+  displayNames(query: { storeId?: string; verbIds: string[]; activityIds: string[] }): Promise<DisplayNames>;
 
   stats(storeId?: string): Promise<StorageStats>;
 

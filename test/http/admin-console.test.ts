@@ -92,8 +92,26 @@ describe('ingestion metrics', () => {
     const sum = (field: 'accepted' | 'rejected') => report.series.reduce((n, point) => n + point[field], 0);
     expect([sum('accepted'), sum('rejected')]).toEqual([2, 1]);
     expect(report.totals).toEqual({ accepted: 2, voided: 0, rejected: 1 });
-    expect(report.topVerbs).toEqual([{ id: 'http://adlnet.gov/expapi/verbs/completed', count: 2 }]);
+    expect(report.topVerbs).toEqual([{ id: 'http://adlnet.gov/expapi/verbs/completed', count: 2, name: 'completed' }]);
     expect(report.topActivities.map((a) => a.id)).toEqual(['http://example.com/courses/module-1', 'http://example.com/courses/module-2']);
+  });
+
+  it('names verbs and activities as the content did: the verb display, the activity definition name', async () => {
+    await send(statement({ verb: { id: 'http://adlnet.gov/expapi/verbs/attempted', display: { 'fr-FR': 'a tenté', 'en-GB': 'attempted' } } }));
+    await send(
+      statement({
+        object: { objectType: 'Activity', id: 'http://example.com/courses/safety', definition: { name: { 'en-US': 'Workplace safety', de: 'Arbeitssicherheit' } } },
+      }),
+    );
+    await send(statement({ verb: { id: 'http://example.com/verbs/no-display' }, object: { objectType: 'Activity', id: 'http://example.com/courses/unnamed' } }));
+    const report = ingestionReportSchema.parse((await ctx.t.admin({ method: 'GET', url: '/admin/api/metrics/ingestion?bucket=minute&store=demo' })).json());
+    const named = (rows: Array<{ id: string; name: string | null }>) => Object.fromEntries(rows.map((row) => [row.id, row.name]));
+    expect(named(report.topVerbs)).toMatchObject({
+      'http://adlnet.gov/expapi/verbs/attempted': 'attempted',
+      'http://adlnet.gov/expapi/verbs/completed': 'completed',
+      'http://example.com/verbs/no-display': null,
+    });
+    expect(named(report.topActivities)).toMatchObject({ 'http://example.com/courses/safety': 'Workplace safety', 'http://example.com/courses/unnamed': null });
   });
 
   it('defaults to the last 24 hours by hour and the last 30 days by day, over every Store', async () => {

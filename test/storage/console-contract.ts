@@ -85,6 +85,19 @@ export function describeConsoleContract(ctx: ContractContext): void {
       expect((await s().ingestionReport({ ...day(), storeId: storeId(), top: 1 })).topVerbs).toEqual([{ id: ATTEMPTED, count: 3 }]);
     });
 
+    it('names verbs by their display and activities by the definition the Store keeps, in one Store or any', async () => {
+      const row = makeStatement({ verb: COMPLETED, activity: COURSE });
+      (row.statement['verb'] as Record<string, unknown>)['display'] = { 'en-US': 'completed', 'fr-FR': 'terminé' };
+      row.activityDefinitions = [{ activityId: COURSE, definition: { name: { 'en-US': 'The course' } } }];
+      await s().insertStatements(storeId(), [row]);
+      await insert({ verb: ATTEMPTED, activity: MODULE });
+      const expected = { verbs: { [COMPLETED]: { 'en-US': 'completed', 'fr-FR': 'terminé' } }, activities: { [COURSE]: { 'en-US': 'The course' } } };
+      expect(await s().displayNames({ storeId: storeId(), verbIds: [COMPLETED, ATTEMPTED], activityIds: [COURSE, MODULE] })).toEqual(expected);
+      expect(await s().displayNames({ verbIds: [COMPLETED, ATTEMPTED], activityIds: [COURSE, MODULE] })).toEqual(expected);
+      await ctx.reopen();
+      expect(await s().displayNames({ storeId: storeId(), verbIds: [COMPLETED], activityIds: [COURSE] })).toEqual(expected);
+    });
+
     it('ranks over several days exactly: whole days and the hours at either edge, nothing outside', async () => {
       const hours = (h: number) => h * 3600;
       // BASE_TIME is 2024-05-01T10:00Z; the range is 2024-04-30T22:00Z to 2024-05-03T02:00Z.

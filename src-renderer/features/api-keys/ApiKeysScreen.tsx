@@ -1,4 +1,4 @@
-import { Alert, Anchor, Button, Code, Group, Stack, Text, Title, Tooltip } from '@mantine/core';
+import { Alert, Anchor, Button, Code, Group, Paper, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { createColumnHelper } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
 import type { ApiKeyView, CreatedApiKeyView } from '../../../src-server/admin/contract';
@@ -9,6 +9,8 @@ import { EmptyState, ErrorState, LoadingState } from '../../ui/StateViews';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { useStores } from '../stores/queries';
 import { StorePicker } from '../stores/StorePicker';
+import { CopyField, CopyValueButton } from '../../ui/CopyField';
+import { AuthoringGuideButton } from './AuthoringGuide';
 import { CreateKeyModal, NewKeyModal, RevokeKeyModal, RotateKeyModal } from './KeyDialogs';
 import { useApiKeys } from './queries';
 
@@ -36,7 +38,10 @@ export function ApiKeysScreen({ store, onStoreChange }: { store: string | undefi
         cell: ({ row }) => (
           <div>
             <Text fw={500}>{row.original.name}</Text>
-            <Code data-key-id={row.original.id}>{row.original.id}</Code>
+            <Group gap={4} wrap="nowrap">
+              <Code data-key-id={row.original.id}>{row.original.id}</Code>
+              <CopyValueButton label={`Key id of ${row.original.name}`} value={row.original.id} />
+            </Group>
           </div>
         ),
       }),
@@ -109,6 +114,21 @@ export function ApiKeysScreen({ store, onStoreChange }: { store: string | undefi
         <Alert color="teal" withCloseButton onClose={() => setNotice(null)} role="status">
           {notice}
         </Alert>
+      )}
+      {selectedStore && (
+        <Paper withBorder p="md" data-testid="connect-card">
+          <Group justify="space-between" align="flex-start" mb="xs">
+            <div>
+              <Title order={4}>Connect your content</Title>
+              <Text size="sm" c="dimmed">
+                An authoring tool asks for three things: the endpoint below, a key id (copy it from its row) and that key's secret (shown once, when
+                the key is created or rotated; lost it? Rotate the key).
+              </Text>
+            </div>
+            <AuthoringGuideButton />
+          </Group>
+          <CopyField label="Endpoint" value={selectedStore.endpoint} />
+        </Paper>
       )}
       {keys.error && <ErrorState title="The keys could not be loaded" error={keys.error} onRetry={keys.reload} />}
       {keys.loading && <LoadingState label="Loading keys…" />}

@@ -4,6 +4,7 @@ import type { FormEvent } from 'react';
 import { SCOPES } from '../../../src-server/admin/contract';
 import type { ApiKeyView, CreatedApiKeyView, Scope } from '../../../src-server/admin/contract';
 import { CopyField } from '../../ui/CopyField';
+import { AuthoringGuideButton } from './AuthoringGuide';
 import { fieldError, formError } from '../../ui/field-error';
 import { dateTime, localInputToIso, timeLeft } from '../../ui/format';
 import { keySnippets } from './key-snippets';
@@ -93,6 +94,9 @@ export function NewKeyModal({ created, endpoint, previous, onClose }: { created:
         <CopyField label="Bearer token" value={created.token} />
         <CopyField label="Endpoint" value={endpoint} />
         <CopyField label="For authoring tools" value={snippets.authoringTool} block />
+        <Group justify="flex-end">
+          <AuthoringGuideButton variant="subtle" />
+        </Group>
         <CopyField label="Basic authorization header" value={snippets.basicHeader} />
         <CopyField label="curl command" value={snippets.curl} block />
         <Group justify="flex-end">

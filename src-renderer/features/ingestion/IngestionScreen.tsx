@@ -1,4 +1,4 @@
-import { Anchor, Badge, Group, Paper, Select, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Anchor, Badge, Group, Paper, Select, SimpleGrid, Stack, Table, Text, Title, Tooltip } from '@mantine/core';
 import { useState } from 'react';
 import type { IngestionQueryInput } from '../../../src-server/admin/contract';
 import { routeHref } from '../../routes';
@@ -103,7 +103,7 @@ function Total({ label, value, color }: { label: string; value: number; color?: 
   );
 }
 
-function TopList({ title, rows }: { title: string; rows: { id: string; count: number }[] }) {
+function TopList({ title, rows }: { title: string; rows: { id: string; count: number; name: string | null }[] }) {
   return (
     <Paper withBorder p="md">
       <Title order={4} mb="xs">
@@ -118,7 +118,20 @@ function TopList({ title, rows }: { title: string; rows: { id: string; count: nu
           <Table.Tbody>
             {rows.map((row) => (
               <Table.Tr key={row.id}>
-                <Table.Td style={{ wordBreak: 'break-all' }}>{row.id}</Table.Td>
+                <Table.Td style={{ wordBreak: 'break-all' }}>
+                  {row.name ? (
+                    // The name people gave it; the IRI, what the statements carry, on hover.
+                    <Tooltip label={row.id} withArrow>
+                      <Text size="sm" span data-iri={row.id}>
+                        {row.name}
+                      </Text>
+                    </Tooltip>
+                  ) : (
+                    <Text size="sm" span ff="monospace" data-iri={row.id}>
+                      {row.id}
+                    </Text>
+                  )}
+                </Table.Td>
                 <Table.Td ta="right">{row.count}</Table.Td>
               </Table.Tr>
             ))}

@@ -1,4 +1,4 @@
-import { Select } from '@mantine/core';
+import { Select, Text } from '@mantine/core';
 import type { StoreSummaryView } from '../../../src-server/admin/contract';
 
 /** Chooses the Store a per-Store screen (keys, explorer, ingestion) shows. */
@@ -17,8 +17,12 @@ export function StorePicker({
   const ALL = '__all__';
   const data = [
     ...(allLabel ? [{ value: ALL, label: allLabel }] : []),
-    ...stores.map((store) => ({ value: store.slug, label: `${store.name} (${store.slug}, ${store.environment})` })),
+    // The name and environment in the field; the slug too in the list, where there is room for it.
+    ...stores.map((store) => ({ value: store.slug, label: `${store.name} (${store.environment})` })),
   ];
+  const slugs = new Map(stores.map((store) => [store.slug, store.slug]));
+  // As wide as the longest choice (within the screen): a long Store name is never cut off.
+  const longest = Math.max(...data.map((choice) => choice.label.length));
   return (
     <Select
       label="Store"
@@ -26,8 +30,18 @@ export function StorePicker({
       value={value ?? (allLabel ? ALL : null)}
       onChange={(next) => onChange(next === null || next === ALL ? undefined : next)}
       allowDeselect={false}
-      w={360}
+      w={`min(100%, ${Math.max(32, longest + 6)}ch)`}
       comboboxProps={{ withinPortal: true }}
+      renderOption={({ option }) => (
+        <div>
+          <Text size="sm">{option.label}</Text>
+          {slugs.has(option.value) && (
+            <Text size="xs" c="dimmed" ff="monospace">
+              {option.value}
+            </Text>
+          )}
+        </div>
+      )}
     />
   );
 }

@@ -12,7 +12,7 @@
  * thousand aggregate rows instead of scanning a million statements; their size depends on time and
  * on the number of distinct verbs and activities, not on the number of statements.
  */
-import type { IngestionQuery, IngestionStats } from '../storage';
+import type { DisplayNames, IngestionQuery, IngestionStats } from '../storage';
 import type { RejectionOpRow } from './rejections';
 import type { StatementOpRow } from './statement-writes';
 import type { Sql } from './sql';
@@ -259,4 +259,45 @@ export function ingestionReportRows(sql: Sql, storeNum: number | null, query: In
   };
 
   return { series, totals, topVerbs: top('verb'), topActivities: top('activity') };
+}
+
+/** A language map, when `value` is one (an object of strings). */
+function languageMap(value: unknown): Record<string, string> | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const entries = Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+  return entries.length > 0 ? Object.fromEntries(entries) : null;
+}
+
+/**
+ * Display names for the top lists (Storage.displayNames): a verb's `display` from the newest
+ * visible statement with it (by the verb index), an Activity's `name` from its kept definition,
+ * looking in `storeNums` in order until one knows it.
+ */
+export function displayNameRows(sql: Sql, storeNums: number[], verbIds: string[], activityIds: string[], visibleSeq: number): DisplayNames {
+  const names: DisplayNames = { verbs: {}, activities: {} };
+  for (const verbId of verbIds) {
+    for (const storeNum of storeNums) {
+      const row = sql.first(
+        `SELECT json_extract(statement, '$.verb.display') FROM statements INDEXED BY statements_verb
+          WHERE store_num = ? AND verb_id = ? AND seq <= ? ORDER BY seq DESC LIMIT 1`,
+        [storeNum, verbId, visibleSeq],
+      );
+      const display = row && typeof row[0] === 'string' ? languageMap(JSON.parse(row[0])) : null;
+      if (display) {
+        names.verbs[verbId] = display;
+        break;
+      }
+    }
+  }
+  for (const activityId of activityIds) {
+    for (const storeNum of storeNums) {
+      const row = sql.first("SELECT json_extract(definition, '$.name') FROM activities WHERE store_num = ? AND activity_id = ?", [storeNum, activityId]);
+      const name = row && typeof row[0] === 'string' ? languageMap(JSON.parse(row[0])) : null;
+      if (name) {
+        names.activities[activityId] = name;
+        break;
+      }
+    }
+  }
+  return names;
 }

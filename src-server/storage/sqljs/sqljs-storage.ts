@@ -35,6 +35,7 @@ import type {
   StoredDocument,
   StoredRefusal,
   StoredStatement,
+  DisplayNames,
 } from '../storage';
 import { findActivityRow } from './activities';
 import { CapacityGuard, DEFAULT_CAPACITY_LIMIT_BYTES } from './capacity';
@@ -53,7 +54,7 @@ import {
 import { DurableDatabase } from './durable-database';
 import type { SqljsStorageOptions } from './durable-database';
 import { searchExplorerRows } from './explorer';
-import { ingestionReportRows } from './ingestion';
+import { displayNameRows, ingestionReportRows } from './ingestion';
 import type { BackupSummary } from './backup';
 import { writeCheckedBackup } from './backup-file';
 import type { Op } from './ops';
@@ -333,6 +334,12 @@ export class SqljsStorage implements Storage {
   async emptyStore(storeId: string): Promise<void> {
     await this.db.writable();
     await this.db.commit({ t: 'emptyStore', storeNum: requireStoreNum(this.db.state, storeId) });
+  }
+
+  async displayNames(query: { storeId?: string; verbIds: string[]; activityIds: string[] }): Promise<DisplayNames> {
+    this.db.assertOpen();
+    const nums = query.storeId === undefined ? [...this.db.state.storeNums.values()] : [this.db.state.storeNums.get(query.storeId)].filter((n) => n !== undefined);
+    return displayNameRows(this.db.sql, nums, query.verbIds, query.activityIds, this.db.visibleSeq);
   }
 
   async ingestionReport(query: IngestionQuery): Promise<IngestionStats> {
