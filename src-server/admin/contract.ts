@@ -118,6 +118,8 @@ export const explorerQuerySchema = z.strictObject({
   agent: z.string().optional(),
   activity: z.string().optional(),
   verb: z.string().optional(),
+  /** One attempt: the statements of this registration (context.registration). */
+  registration: z.uuid('registration must be a UUID').transform((value) => value.toLowerCase()).optional(),
   status: validationStatusSchema.optional(),
   since: isoTime.optional(),
   until: isoTime.optional(),

@@ -3,7 +3,7 @@
  * newest first, with cursor paging.
  */
 import type { ExplorerQuery, Storage, StoreRecord } from '../storage/storage';
-import { normaliseMbox, parseAgentParam } from '../xapi/agent-key';
+import { emailAgentKey, parseAgentParam } from '../xapi/agent-key';
 import type { ExplorerPageView, ExplorerQueryInput } from './contract';
 
 export type AgentSearch = { ok: true; key: string } | { ok: false; message: string };
@@ -18,8 +18,8 @@ export function parseAgentSearch(text: string): AgentSearch {
     const parsed = parseAgentParam(trimmed);
     return parsed.ok ? { ok: true, key: parsed.key } : { ok: false, message: parsed.issue.message };
   }
-  const email = trimmed.replace(/^mailto:/i, '');
-  if (/^[^@\s]+@[^@\s]+$/.test(email)) return { ok: true, key: `mbox:${normaliseMbox(`mailto:${email}`)}` };
+  const key = emailAgentKey(trimmed);
+  if (key !== null) return { ok: true, key };
   return { ok: false, message: 'agent must be xAPI agent JSON or an email address (mailto: optional)' };
 }
 
@@ -34,6 +34,7 @@ export async function searchStatements(
     agent: agentKeyValue,
     activityId: input.activity,
     verbId: input.verb,
+    registration: input.registration,
     since: input.since === undefined ? undefined : new Date(input.since).toISOString(),
     until: input.until === undefined ? undefined : new Date(input.until).toISOString(),
     limit: input.limit,

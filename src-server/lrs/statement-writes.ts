@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ApiKeyRecord, RejectionRow, StatementRow, Storage, StoreRecord } from '../storage/storage';
-import { agentKey } from '../xapi/agent-key';
+import { agentKey, emailAgentKey } from '../xapi/agent-key';
 import { extractIndexTerms } from '../xapi/index-terms';
 import { prepareStatement } from '../xapi/prepare-statement';
 import { receivedForm } from '../xapi/received-statement';
@@ -207,7 +207,11 @@ function searchableValues(payload: unknown): Pick<RejectionRow, 'statementId' | 
   const object = payload.object;
   let agent: string | null = null;
   try {
-    agent = isPlainObject(payload.actor) ? agentKey(payload.actor as never) : null;
+    const actor = payload.actor;
+    // An mbox written as an author would (no mailto:, stray spaces) is filed under the key a search
+    // for that address computes: the rejected statement is found by what its author sent.
+    const typed = isPlainObject(actor) && typeof actor.mbox === 'string' ? emailAgentKey(actor.mbox) : null;
+    agent = typed ?? (isPlainObject(actor) ? agentKey(actor as never) : null);
   } catch {
     agent = null;
   }

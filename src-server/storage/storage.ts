@@ -198,6 +198,8 @@ export interface ExplorerQuery {
   agent?: string;
   activityId?: string;
   verbId?: string;
+  /** Lowercase UUID: one attempt's statements (context.registration). */
+  registration?: string;
   /** Inclusive bounds on received/stored time, ISO 8601. */
   since?: string;
   until?: string;

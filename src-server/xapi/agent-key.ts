@@ -21,6 +21,16 @@ function str(value: unknown): string | undefined {
 }
 
 /** `mailto:Ada@Example.COM` → `mailto:Ada@example.com`: only the scheme and domain lose their case. */
+/**
+ * The agent key of an email address as a person writes it (`ada@example.com`, `mailto:Ada@Example.com `),
+ * or null when the text is no email address: what the Explorer's search computes from what is
+ * typed, and what a rejected statement's `mbox` without `mailto:` is filed under, so both meet.
+ */
+export function emailAgentKey(text: string): string | null {
+  const email = text.trim().replace(/^mailto:/i, '');
+  return /^[^@\s]+@[^@\s]+$/.test(email) ? `mbox:${normaliseMbox(`mailto:${email}`)}` : null;
+}
+
 export function normaliseMbox(mbox: string): string {
   const match = /^mailto:(.*)@([^@]*)$/isu.exec(mbox);
   return match ? `mailto:${match[1] ?? ''}@${(match[2] ?? '').toLowerCase()}` : mbox;

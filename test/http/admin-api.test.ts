@@ -223,6 +223,38 @@ describe('Statement Explorer search', () => {
     expect(page2.records[0].seq).toBeLessThan(page1.records[1].seq);
   });
 
+  it('finds a rejected statement by what its author sent: an mbox without mailto:, an object id that is no IRI', async () => {
+    const key = await t.createKey('demo');
+    const bad = await t.xapi(key, {
+      method: 'POST',
+      url: '/demo/xAPI/statements',
+      payload: statement({ actor: { mbox: ' Grace@Example.com ' }, object: { id: 'module one' } }),
+    });
+    expect(bad.statusCode).toBe(400);
+    for (const typed of ['Grace@example.com', 'mailto:Grace@EXAMPLE.com', '{"mbox":"mailto:Grace@example.com"}']) {
+      const found = (await t.admin({ method: 'GET', url: `/admin/api/stores/demo/statements?agent=${encodeURIComponent(typed)}` })).json();
+      expect([typed, found.records.map((r: { status: string }) => r.status)]).toEqual([typed, ['rejected']]);
+    }
+    const byObject = (await t.admin({ method: 'GET', url: `/admin/api/stores/demo/statements?activity=${encodeURIComponent('module one')}` })).json();
+    expect(byObject.records.map((r: { status: string }) => r.status)).toEqual(['rejected']);
+  });
+
+  it('filters by registration: one attempt, its rejected statements included', async () => {
+    const key = await t.createKey('demo');
+    const attempt = '6f1c0a52-8d8e-4f55-9a2c-1f1e2d3c4b5a';
+    const other = '0b7c9d2e-1a2b-4c3d-8e9f-0a1b2c3d4e5f';
+    const send = (body: Record<string, unknown>) => t.xapi(key, { method: 'POST', url: '/demo/xAPI/statements', payload: body });
+    expect((await send(statement({ context: { registration: attempt } }))).statusCode).toBe(200);
+    expect((await send(statement({ context: { registration: other } }))).statusCode).toBe(200);
+    expect((await send(statement())).statusCode).toBe(200);
+    expect((await send(statement({ actor: { mbox: 'nobody' }, context: { registration: attempt } }))).statusCode).toBe(400);
+    const found = (await t.admin({ method: 'GET', url: `/admin/api/stores/demo/statements?registration=${attempt.toUpperCase()}` })).json();
+    expect(found.records.map((r: { status: string }) => r.status)).toEqual(['rejected', 'accepted']);
+    const refused = await t.admin({ method: 'GET', url: '/admin/api/stores/demo/statements?registration=attempt-1' });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().error.field).toBe('registration');
+  });
+
   it('refuses an unknown status value naming status', async () => {
     const response = await t.admin({ method: 'GET', url: '/admin/api/stores/demo/statements?status=maybe' });
     expect(response.statusCode).toBe(400);

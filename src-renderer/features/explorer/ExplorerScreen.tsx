@@ -25,17 +25,19 @@ interface Draft {
   agent: string;
   activity: string;
   verb: string;
+  registration: string;
   status: StatusChoice;
   since: string;
   until: string;
 }
-const EMPTY_DRAFT: Draft = { agent: '', activity: '', verb: '', status: 'all', since: '', until: '' };
+const EMPTY_DRAFT: Draft = { agent: '', activity: '', verb: '', registration: '', status: 'all', since: '', until: '' };
 
 function toFilters(draft: Draft): ExplorerFilters {
   const filters: ExplorerFilters = {};
   if (draft.agent.trim()) filters.agent = draft.agent.trim();
   if (draft.activity.trim()) filters.activity = draft.activity.trim();
   if (draft.verb.trim()) filters.verb = draft.verb.trim();
+  if (draft.registration.trim()) filters.registration = draft.registration.trim();
   if (draft.status !== 'all') filters.status = draft.status;
   const since = localInputToIso(draft.since);
   const until = localInputToIso(draft.until);
@@ -152,10 +154,17 @@ export function ExplorerScreen({ store, onStoreChange }: { store: string | undef
       {selectedStore && view === 'statements' && (
         <Paper withBorder p="md" component="form" onSubmit={apply} aria-label="Search statements">
           <Stack gap="sm">
-            <SimpleGrid cols={{ base: 1, md: 3 }}>
+            <SimpleGrid cols={{ base: 1, md: 2, lg: 4 }}>
               <TextInput label="Actor" placeholder="ada@example.com or agent JSON" value={draft.agent} onChange={(e) => setDraft({ ...draft, agent: e.currentTarget.value })} />
               <TextInput label="Activity id" placeholder="http://example.com/courses/module-1" value={draft.activity} onChange={(e) => setDraft({ ...draft, activity: e.currentTarget.value })} />
               <TextInput label="Verb id" placeholder="http://adlnet.gov/expapi/verbs/completed" value={draft.verb} onChange={(e) => setDraft({ ...draft, verb: e.currentTarget.value })} />
+              <TextInput
+                label="Registration (one attempt)"
+                placeholder="6f1c0a52-8d8e-4f55-9a2c-…"
+                value={draft.registration}
+                onChange={(e) => setDraft({ ...draft, registration: e.currentTarget.value })}
+                error={page.error?.field === 'registration' ? page.error.message : undefined}
+              />
             </SimpleGrid>
             <Group align="flex-end" gap="md">
               <LabeledSegmentedControl<StatusChoice>

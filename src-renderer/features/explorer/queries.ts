@@ -1,7 +1,7 @@
 import type { ExplorerQueryInput } from '../../../src-server/admin/contract';
 import { useAdminQuery, useLiveEvents } from '../../api/hooks';
 
-export type ExplorerFilters = Pick<ExplorerQueryInput, 'agent' | 'activity' | 'verb' | 'status' | 'since' | 'until'>;
+export type ExplorerFilters = Pick<ExplorerQueryInput, 'agent' | 'activity' | 'verb' | 'registration' | 'status' | 'since' | 'until'>;
 
 /**
  * One page of a Store's statements. On the first page, new statements appear as they arrive: a

@@ -159,10 +159,12 @@ export function explorerStatementQuery(storeNum: number, q: ExplorerQuery, limit
   if (q.status === 'accepted') conditions.push({ sql: 's.voided = 0', params: [] });
   if (q.status === 'voided') conditions.push({ sql: 's.voided = 1', params: [] });
   if (q.verbId !== undefined) conditions.push({ sql: 's.verb_id = ?', params: [q.verbId] });
+  if (q.registration !== undefined) conditions.push({ sql: 's.registration = ?', params: [q.registration] });
   if (q.since !== undefined) conditions.push({ sql: 's.stored_ms >= ?', params: [toMs(q.since)] });
   if (q.until !== undefined) conditions.push({ sql: 's.stored_ms <= ?', params: [toMs(q.until)] });
-  // Voided statements are few: their partial index beats walking a verb's rows.
-  const index = q.status === 'voided' ? 'statements_voided' : q.verbId !== undefined ? 'statements_verb' : 'statements_store';
+  // An attempt's statements are few; voided statements too: their indexes beat walking a verb's rows.
+  const index =
+    q.registration !== undefined ? 'statements_registration' : q.status === 'voided' ? 'statements_voided' : q.verbId !== undefined ? 'statements_verb' : 'statements_store';
   return selectStatements({
     columns: EXPLORER_STATEMENT_COLUMNS,
     storeNum,
@@ -191,6 +193,11 @@ export function explorerRejectionQuery(storeNum: number, q: ExplorerQuery, limit
     where.push(`r.${column} = ?`);
     params.push(value);
     index = filterIndex;
+  }
+  if (q.registration !== undefined) {
+    // Rejections keep no registration column: read it from the payload, among the Store's bounded log.
+    where.push("lower(json_extract(CASE WHEN json_valid(r.payload) THEN r.payload END, '$.context.registration')) = ?");
+    params.push(q.registration);
   }
   if (q.since !== undefined) {
     where.push('r.received_ms >= ?');
