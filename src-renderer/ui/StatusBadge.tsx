@@ -4,6 +4,7 @@ const STATUS_COLORS: Record<string, string> = {
   accepted: 'teal',
   voided: 'gray',
   rejected: 'red',
+  warnings: 'yellow',
   active: 'teal',
   expired: 'orange',
   revoked: 'red',

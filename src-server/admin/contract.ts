@@ -120,6 +120,8 @@ export const explorerQuerySchema = z.strictObject({
   verb: z.string().optional(),
   /** One attempt: the statements of this registration (context.registration). */
   registration: z.uuid('registration must be a UUID').transform((value) => value.toLowerCase()).optional(),
+  /** `true`: only statements accepted with warnings. */
+  warned: z.enum(['true', 'false'], 'warned must be true or false').transform((value) => value === 'true').optional(),
   status: validationStatusSchema.optional(),
   since: isoTime.optional(),
   until: isoTime.optional(),
@@ -139,6 +141,8 @@ export const explorerRecordSchema = z.object({
   statement: z.unknown(),
   /** Accepted and voided statements: the statement as stored (id, stored, authority, version, timestamp set). */
   stored: z.record(z.string(), z.unknown()).optional(),
+  /** Accepted and voided statements: what xAPI advises against that the statement does (accepted with warnings). */
+  warnings: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
   error: z
     .object({
       code: z.string(),

@@ -35,6 +35,7 @@ export async function searchStatements(
     activityId: input.activity,
     verbId: input.verb,
     registration: input.registration,
+    warned: input.warned,
     since: input.since === undefined ? undefined : new Date(input.since).toISOString(),
     until: input.until === undefined ? undefined : new Date(input.until).toISOString(),
     limit: input.limit,

@@ -10,6 +10,7 @@ import { agentKey, emailAgentKey } from '../xapi/agent-key';
 import { extractIndexTerms } from '../xapi/index-terms';
 import { prepareStatement } from '../xapi/prepare-statement';
 import { receivedForm } from '../xapi/received-statement';
+import { statementWarnings, type StatementWarning } from '../xapi/statement-warnings';
 import { statementSignature } from '../xapi/statement-signature';
 import { checkStatementSignatures } from '../xapi/signed-statements';
 import { checkAttachmentParts, partsOfStatement } from '../xapi/statement-attachments';
@@ -108,6 +109,7 @@ export async function recordStatements(
       activityDefinitions: activityDefinitionsFor(ctx.key, prepared),
       // The statement as the client sent it, for the Statement Explorer: a copy only when needed.
       ...receivedForm(Array.isArray(body) ? body[i] : body, prepared as Record<string, unknown>),
+      ...withWarnings(statementWarnings(Array.isArray(body) ? body[i] : body, ctx.version)),
     };
   });
 
@@ -221,6 +223,11 @@ function searchableValues(payload: unknown): Pick<RejectionRow, 'statementId' | 
     verbId: isPlainObject(verb) && typeof verb.id === 'string' ? verb.id : null,
     activityId: isPlainObject(object) && typeof object.id === 'string' ? object.id : null,
   };
+}
+
+/** Accepted with warnings: the row carries them; without any, nothing (the row is as before). */
+function withWarnings(warnings: StatementWarning[]): { warnings?: StatementWarning[] } {
+  return warnings.length > 0 ? { warnings } : {};
 }
 
 function withoutUndefined<T extends object>(value: T): T {

@@ -94,6 +94,11 @@ export interface StatementRow {
    */
   received?: unknown;
   /**
+   * What the statement does that xAPI advises against (src-server/xapi/statement-warnings.ts):
+   * it is stored, as accepted with warnings. Absent: none.
+   */
+  warnings?: Array<{ field: string; message: string }>;
+  /**
    * The Activity definitions the statement carries, in order (src-server/xapi/activity-definitions.ts).
    * Merged into the Store's definitions in the same atomic write when the row is inserted (not
    * when it is `unchanged`); see ActivityDefinitionRow.
@@ -200,6 +205,8 @@ export interface ExplorerQuery {
   verbId?: string;
   /** Lowercase UUID: one attempt's statements (context.registration). */
   registration?: string;
+  /** Only statements accepted with warnings. */
+  warned?: boolean;
   /** Inclusive bounds on received/stored time, ISO 8601. */
   since?: string;
   until?: string;
@@ -218,6 +225,8 @@ export interface ExplorerRecord {
   statement: unknown;
   /** Accepted and voided: the statement as stored. */
   stored?: Record<string, unknown>;
+  /** Accepted and voided: what xAPI advises against that it does (empty: nothing). */
+  warnings?: Array<{ field: string; message: string }>;
   error: RejectionRow['error'] | null;
 }
 

@@ -33,6 +33,8 @@ describe.skipIf(!chromiumPath)('the console at 1400 px and 1024 px', () => {
     const send = (body: unknown) => fetch(`${h.service.url}/${SLUG}/xAPI/statements`, { method: 'POST', headers: { ...XAPI_HEADERS, Authorization: basic(key.id, key.secret) }, body: JSON.stringify(body) });
     expect((await send(statement('ada@example.com', 'Ada Lovelace', 'http://example.com/courses/onboarding/module-1', 'Module 1: welcome'))).status).toBe(200);
     expect((await send({ actor: { mbox: 'ada@example.com' }, verb: { id: 'http://adlnet.gov/expapi/verbs/completed' }, object: { id: 'http://example.com/x' } })).status).toBe(400);
+    // Accepted with a warning: the verb has no display.
+    expect((await send({ actor: { mbox: 'mailto:ada@example.com' }, verb: { id: 'http://adlnet.gov/expapi/verbs/attempted' }, object: { id: 'http://example.com/x' } })).status).toBe(200);
     await page.goto(`${h.service.url}/admin/`);
     await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -57,6 +59,21 @@ describe.skipIf(!chromiumPath)('the console at 1400 px and 1024 px', () => {
     }
     await page.keyboard.press('Escape');
     await guide.waitFor({ state: 'hidden' });
+  });
+
+  it('shows statements accepted with warnings, and filters on them as soon as the switch is turned', async () => {
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await page.evaluate(`window.location.hash = '#/explorer/${SLUG}'`);
+    await page.locator('tr[data-status="rejected"]').waitFor();
+    await page.getByTestId('warning-line').getByText('1 warning: verb.display').waitFor();
+    await page.getByRole('switch', { name: 'Only with warnings' }).click({ timeout: 5000 });
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
+    await page.getByTestId('statement-open').click({ timeout: 5000 });
+    await page.getByTestId('statement-warnings').getByText('the verb has no display').waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached', timeout: 5000 });
+    await page.getByRole('switch', { name: 'Only with warnings' }).click({ timeout: 5000 });
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(3);
   });
 
   for (const width of [1400, 1024]) {

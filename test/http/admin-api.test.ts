@@ -255,6 +255,31 @@ describe('Statement Explorer search', () => {
     expect(refused.json().error.field).toBe('registration');
   });
 
+  it('stores statements that break a SHOULD as accepted with warnings, shows the warnings and filters on them', async () => {
+    const key = await t.createKey('demo');
+    const send = (body: Record<string, unknown>) => t.xapi(key, { method: 'POST', url: '/demo/xAPI/statements', payload: body });
+    expect((await send(statement())).statusCode).toBe(200);
+    const sloppy = await send({
+      actor: { mbox: 'mailto:ada@example.com' },
+      verb: { id: 'http://adlnet.gov/expapi/verbs/completed' },
+      object: { id: 'http://example.com/courses/module-1' },
+      timestamp: '2026-11-25T09:30:00',
+      context: { extensions: { 'urn:example:score-mode': 'strict', 'http://example.com/ext/ok': 1 } },
+    });
+    expect(sloppy.statusCode, sloppy.body).toBe(200);
+    const [sloppyId] = sloppy.json() as string[];
+
+    const all = (await t.admin({ method: 'GET', url: '/admin/api/stores/demo/statements' })).json();
+    const record = all.records.find((r: { statementId: string }) => r.statementId === sloppyId);
+    expect(record.status).toBe('accepted');
+    expect(record.warnings.map((w: { field: string }) => w.field)).toEqual(['timestamp', 'verb.display', 'context.extensions']);
+    expect(record.warnings[2].message).toContain('"urn:example:score-mode"');
+    expect(all.records.find((r: { statementId: string }) => r.statementId !== sloppyId).warnings).toEqual([]);
+
+    const warned = (await t.admin({ method: 'GET', url: '/admin/api/stores/demo/statements?warned=true' })).json();
+    expect(warned.records.map((r: { statementId: string }) => r.statementId)).toEqual([sloppyId]);
+  });
+
   it('refuses an unknown status value naming status', async () => {
     const response = await t.admin({ method: 'GET', url: '/admin/api/stores/demo/statements?status=maybe' });
     expect(response.statusCode).toBe(400);

@@ -1,4 +1,4 @@
-import { Anchor, Badge, Button, Group, Paper, SegmentedControl, SimpleGrid, Stack, Text, TextInput, Title, Tooltip } from '@mantine/core';
+import { Anchor, Badge, Button, Group, Paper, SegmentedControl, SimpleGrid, Stack, Switch, Text, TextInput, Title, Tooltip } from '@mantine/core';
 import { createColumnHelper } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
 import type { FormEvent } from 'react';
@@ -22,6 +22,7 @@ type StatusChoice = 'all' | 'accepted' | 'voided' | 'rejected';
 const column = createColumnHelper<ExplorerRecord>();
 
 interface Draft {
+  warned: boolean;
   agent: string;
   activity: string;
   verb: string;
@@ -30,7 +31,7 @@ interface Draft {
   since: string;
   until: string;
 }
-const EMPTY_DRAFT: Draft = { agent: '', activity: '', verb: '', registration: '', status: 'all', since: '', until: '' };
+const EMPTY_DRAFT: Draft = { warned: false, agent: '', activity: '', verb: '', registration: '', status: 'all', since: '', until: '' };
 
 function toFilters(draft: Draft): ExplorerFilters {
   const filters: ExplorerFilters = {};
@@ -39,6 +40,7 @@ function toFilters(draft: Draft): ExplorerFilters {
   if (draft.verb.trim()) filters.verb = draft.verb.trim();
   if (draft.registration.trim()) filters.registration = draft.registration.trim();
   if (draft.status !== 'all') filters.status = draft.status;
+  if (draft.warned) filters.warned = 'true';
   const since = localInputToIso(draft.since);
   const until = localInputToIso(draft.until);
   if (since) filters.since = since;
@@ -81,6 +83,11 @@ export function ExplorerScreen({ store, onStoreChange }: { store: string | undef
             <Anchor component="button" type="button" ta="left" onClick={() => setOpen(row.original)} data-testid="statement-open">
               {statementSentence(row.original.statement)}
             </Anchor>
+            {row.original.warnings && row.original.warnings.length > 0 && (
+              <Text size="xs" c="yellow.8" lineClamp={1} data-testid="warning-line">
+                {row.original.warnings.length === 1 ? '1 warning' : `${row.original.warnings.length} warnings`}: {row.original.warnings[0]!.field}: {row.original.warnings[0]!.message}
+              </Text>
+            )}
             {row.original.error && (
               <Text size="xs" c="red" lineClamp={1}>
                 {row.original.error.field && !row.original.error.message.includes(row.original.error.field) ? `${row.original.error.field}: ` : ''}
@@ -184,6 +191,18 @@ export function ExplorerScreen({ store, onStoreChange }: { store: string | undef
                   { value: 'voided', label: 'Voided' },
                   { value: 'rejected', label: 'Rejected' },
                 ]}
+              />
+              <Switch
+                label="Only with warnings"
+                checked={draft.warned}
+                onChange={(event) => {
+                  // Applies at once, like the status.
+                  const next = { ...draft, warned: event.currentTarget.checked };
+                  setDraft(next);
+                  setFilters(toFilters(next));
+                  setCursors([]);
+                }}
+                mb={8}
               />
               <TextInput type="datetime-local" label="From" value={draft.since} onChange={(e) => setDraft({ ...draft, since: e.currentTarget.value })} />
               <TextInput type="datetime-local" label="To" value={draft.until} onChange={(e) => setDraft({ ...draft, until: e.currentTarget.value })} />

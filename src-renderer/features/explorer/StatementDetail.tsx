@@ -14,6 +14,7 @@ export function StatementDetail({ record, onClose }: { record: ExplorerRecord | 
         <Stack>
           <Group gap="xs">
             <StatusBadge value={record.status} />
+            {record.warnings && record.warnings.length > 0 && <StatusBadge value="warnings" />}
             <Text size="sm" c="dimmed">
               received {dateTime(record.receivedAt)} with key {record.keyId}
             </Text>
@@ -38,7 +39,18 @@ export function StatementDetail({ record, onClose }: { record: ExplorerRecord | 
               </Text>
             </Alert>
           )}
-          <StatementJson statement={record.statement} field={record.error?.field} />
+          {record.warnings && record.warnings.length > 0 && (
+            <Alert color="yellow" title="Accepted with warnings: what xAPI advises against" data-testid="statement-warnings">
+              <Stack gap={4}>
+                {record.warnings.map((warning) => (
+                  <Text size="sm" key={`${warning.field} ${warning.message}`}>
+                    <code>{warning.field}</code>: {warning.message}
+                  </Text>
+                ))}
+              </Stack>
+            </Alert>
+          )}
+          <StatementJson statement={record.statement} field={record.error?.field ?? record.warnings?.[0]?.field} />
         </Stack>
       )}
     </Drawer>

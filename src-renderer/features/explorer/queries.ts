@@ -1,7 +1,8 @@
-import type { ExplorerQueryInput } from '../../../src-server/admin/contract';
+import type { AdminInput } from '../../api/admin-client';
 import { useAdminQuery, useLiveEvents } from '../../api/hooks';
 
-export type ExplorerFilters = Pick<ExplorerQueryInput, 'agent' | 'activity' | 'verb' | 'registration' | 'status' | 'since' | 'until'>;
+/** The search as the console sends it (the query string's forms: `warned` is 'true'). */
+export type ExplorerFilters = Pick<AdminInput<'statements.search'>, 'agent' | 'activity' | 'verb' | 'registration' | 'warned' | 'status' | 'since' | 'until'>;
 
 /**
  * One page of a Store's statements. On the first page, new statements appear as they arrive: a

@@ -25,11 +25,13 @@ export function searchExplorerRows(sql: Sql, storeNum: number, query: ExplorerQu
         keyId: s.keyId,
         statement: receivedStatement(s.statement, row[6], row[7]),
         stored: s.statement,
+        warnings: row[8] === null ? [] : (JSON.parse(row[8] as string) as ExplorerRecord['warnings']),
         error: null,
       });
     }
   }
-  if (query.status === undefined || query.status === 'rejected') {
+  // A rejected statement has errors, not warnings: "only with warnings" leaves them out.
+  if ((query.status === undefined || query.status === 'rejected') && !query.warned) {
     for (const [seq, statementId, payload, receivedAt, keyId, error] of runQuery(sql, explorerRejectionQuery(storeNum, query, limit + 1))) {
       records.push({
         seq: seq as number,

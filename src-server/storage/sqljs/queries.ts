@@ -22,7 +22,7 @@ export function runQuery(sql: Sql, q: BuiltQuery): Row[] {
 /** Column order of every statement row these queries return. */
 export const STATEMENT_COLUMNS = 's.seq, s.statement_id, s.statement, s.stored, s.voided, s.key_id';
 /** The Explorer's statement rows: STATEMENT_COLUMNS, then the columns of the statement as received (received.ts). */
-export const EXPLORER_STATEMENT_COLUMNS = `${STATEMENT_COLUMNS}, s.received, s.lrs_added`;
+export const EXPLORER_STATEMENT_COLUMNS = `${STATEMENT_COLUMNS}, s.received, s.lrs_added, s.warnings`;
 /** Column order of every rejection row these queries return. */
 export const REJECTION_COLUMNS = 'r.seq, r.statement_id, r.payload, r.received_at, r.key_id, r.error';
 
@@ -74,7 +74,7 @@ interface StatementSelect {
   storeNum: number;
   terms: TermFilter[];
   /** The index on `statements` that drives the query when no term filter does. */
-  index: 'statements_store' | 'statements_verb' | 'statements_registration' | 'statements_voided';
+  index: 'statements_store' | 'statements_verb' | 'statements_registration' | 'statements_voided' | 'statements_warned';
   conditions: Condition[];
   bounds: SeqBounds;
   descending: boolean;
@@ -160,11 +160,20 @@ export function explorerStatementQuery(storeNum: number, q: ExplorerQuery, limit
   if (q.status === 'voided') conditions.push({ sql: 's.voided = 1', params: [] });
   if (q.verbId !== undefined) conditions.push({ sql: 's.verb_id = ?', params: [q.verbId] });
   if (q.registration !== undefined) conditions.push({ sql: 's.registration = ?', params: [q.registration] });
+  if (q.warned) conditions.push({ sql: 's.warnings IS NOT NULL', params: [] });
   if (q.since !== undefined) conditions.push({ sql: 's.stored_ms >= ?', params: [toMs(q.since)] });
   if (q.until !== undefined) conditions.push({ sql: 's.stored_ms <= ?', params: [toMs(q.until)] });
   // An attempt's statements are few; voided statements too: their indexes beat walking a verb's rows.
   const index =
-    q.registration !== undefined ? 'statements_registration' : q.status === 'voided' ? 'statements_voided' : q.verbId !== undefined ? 'statements_verb' : 'statements_store';
+    q.registration !== undefined
+      ? 'statements_registration'
+      : q.warned
+        ? 'statements_warned'
+        : q.status === 'voided'
+          ? 'statements_voided'
+          : q.verbId !== undefined
+            ? 'statements_verb'
+            : 'statements_store';
   return selectStatements({
     columns: EXPLORER_STATEMENT_COLUMNS,
     storeNum,

@@ -10,6 +10,7 @@ import { ensureActivitiesTable } from './activities';
 import { ensureDocumentSchema } from './documents';
 import { ensureIngestionTables } from './ingestion';
 import { ensureReceivedColumns } from './received';
+import { ensureWarningsColumn } from './statement-writes';
 import { ensureRefusalsTable } from './refusals';
 import type { Sql } from './sql';
 import { ensureStatementTargets } from './statement-targets';
@@ -122,6 +123,7 @@ export function ensureSchema(sql: Sql): Meta {
   ensureStatementTargets(sql);
   ensureIngestionTables(sql); // console statistics
   ensureReceivedColumns(sql); // statements as received, for the Explorer
+  ensureWarningsColumn(sql); // statements accepted with warnings
   ensureStoreLimitsColumn(sql); // a Store's own limits
   ensureTermTables(sql); // index terms by id (converts the earlier statement_terms)
   ensureRefusalsTable(sql); // the log of refused requests

@@ -12,6 +12,7 @@ import { toMs } from './ops';
 import type { ApplyState } from './ops';
 import { receivedColumns } from './received';
 import { utf8 } from './sql';
+import type { Sql } from './sql';
 import { insertStatementTarget, targetOf } from './statement-targets';
 import { insertPostings } from './terms';
 
@@ -19,7 +20,7 @@ import { insertPostings } from './terms';
 export interface StatementOpRow
   extends Pick<
     StatementRow,
-    'statementId' | 'statement' | 'signature' | 'stored' | 'keyId' | 'verbId' | 'registration' | 'voidsStatementId' | 'lrsAdded' | 'received'
+    'statementId' | 'statement' | 'signature' | 'stored' | 'keyId' | 'verbId' | 'registration' | 'voidsStatementId' | 'lrsAdded' | 'received' | 'warnings'
   > {
   seq: number;
   /** The StatementRef target (statement-targets.ts); absent in records journaled before targets. */
@@ -116,8 +117,8 @@ export function applyInsertStatements(state: ApplyState, op: InsertStatementsOp)
     const [received, lrsAdded] = receivedColumns(row);
     sql.run(
       `INSERT INTO statements (seq, store_num, statement_id, statement, signature, stored, stored_ms, key_id, verb_id,
-         registration, voided, voids_statement_id, received, lrs_added)
-       VALUES (?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?)`,
+         registration, voided, voids_statement_id, received, lrs_added, warnings)
+       VALUES (?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?)`,
       [
         row.seq,
         storeNum,
@@ -133,6 +134,7 @@ export function applyInsertStatements(state: ApplyState, op: InsertStatementsOp)
         row.voidsStatementId,
         utf8(received),
         lrsAdded,
+        row.warnings?.length ? JSON.stringify(row.warnings) : null,
       ],
     );
     insertPostings(sql, state.termIds, storeNum, row.seq, row.terms);
@@ -178,6 +180,7 @@ function toOpRow(row: StatementRow, seq: number): StatementOpRow {
   // Only when given: a record without them is the same bytes as before they existed.
   if (row.lrsAdded !== undefined) opRow.lrsAdded = [...row.lrsAdded];
   if (row.received !== undefined) opRow.received = row.received;
+  if (row.warnings?.length) opRow.warnings = row.warnings.map(({ field, message }) => ({ field, message }));
   if (row.attachments?.length) {
     opRow.attachments = row.attachments.map((a) => ({
       sha2: a.sha2,
@@ -197,4 +200,15 @@ function dedupeTerms(terms: IndexTerm[]): IndexTerm[] {
     if (!seen || (term.primary && !seen.primary)) byKey.set(key, { kind: term.kind, value: term.value, primary: term.primary });
   }
   return [...byKey.values()];
+}
+
+/**
+ * Statements accepted with warnings (xapi/statement-warnings.ts) keep them as JSON; NULL for none.
+ * Added at open when missing (the schema version stays 1: nothing older reads the column), with
+ * a partial index so "only those with warnings" reads only them.
+ */
+export function ensureWarningsColumn(sql: Sql): void {
+  const columns = new Set(sql.all("SELECT name FROM pragma_table_info('statements')").map(([name]) => name as string));
+  if (!columns.has('warnings')) sql.db.exec('ALTER TABLE statements ADD COLUMN warnings TEXT');
+  sql.db.exec('CREATE INDEX IF NOT EXISTS statements_warned ON statements (store_num) WHERE warnings IS NOT NULL');
 }
