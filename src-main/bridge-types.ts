@@ -129,6 +129,8 @@ export interface DesktopState {
     restartNeeded: boolean;
     dataDir: string;
     status: ServiceStatus;
+    /** What the last repair (local.repair) did, in plain words; null when none ran. */
+    lastRepair: string | null;
   };
   preferences: DesktopPreferences;
   /** False when the system offers no encrypted storage: remote tokens cannot be saved. */

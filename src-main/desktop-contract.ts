@@ -57,6 +57,8 @@ export const desktopOperations = {
   'local.update': localSettingsSchema,
   /** Asks for a backup folder in the system's folder dialog and saves it; a restart applies it. */
   'local.chooseBackupDir': none,
+  /** Repairs the local data directory's damaged journal (npm run repair), then starts the service. */
+  'local.repair': none,
   /** Tested (GET /admin/api/status with the token) before anything is saved. */
   'remote.save': remoteProfileInputSchema,
   'remote.remove': profileId,

@@ -28,6 +28,11 @@ export interface DesktopControllerOptions {
   emitAdminRefusal?: (event: RefusalEventView) => void;
   log?: (message: string) => void;
   relayBackoffMs?: { initial: number; max: number };
+  /**
+   * Repairs the local data directory (storage/sqljs/journal-repair.ts) with the service stopped;
+   * resolves with what it did, in plain words.
+   */
+  repairData?: () => Promise<string>;
   /** The system's folder dialog (index.ts: dialog.showOpenDialog); undefined when cancelled. */
   chooseFolder?: (title: string, current: string | undefined) => Promise<string | undefined>;
 }
@@ -117,11 +122,15 @@ export function createDesktopController(options: DesktopControllerOptions): Desk
         restartNeeded: applied !== null && (applied.port !== settings.port || applied.host !== settings.host || applied.backupDir !== settings.backupDir),
         dataDir,
         status,
+        lastRepair,
       },
       preferences: profiles.preferences(),
       secureStorage: profiles.secureStorageAvailable(),
     };
   }
+
+  /** What the last repair of this run did (local.repair), for the Connection screen. */
+  let lastRepair: string | null = null;
 
   // Keep the relay and the console's header on the active connection as things change.
   let lastConnection = '';
@@ -152,6 +161,20 @@ export function createDesktopController(options: DesktopControllerOptions): Desk
       case 'local.update':
         profiles.updateLocalSettings(input);
         return;
+      case 'local.repair': {
+        const current = supervisor.status().state;
+        if (current === 'running' || current === 'starting' || current === 'restarting') {
+          throw new ProfileError({ status: 409, code: 'service_running', message: 'Stop the local service first: a repair needs its data directory to itself.' });
+        }
+        if (!options.repairData) throw new ProfileError({ status: 501, code: 'not_supported', message: 'This app cannot repair its data here.' });
+        try {
+          lastRepair = await options.repairData();
+        } catch (error) {
+          throw new ProfileError({ status: 409, code: 'repair_failed', message: `The repair did not finish: ${error instanceof Error ? error.message : String(error)}` });
+        }
+        supervisor.start();
+        return;
+      }
       case 'local.chooseBackupDir': {
         const current = profiles.localSettings();
         const chosen = await options.chooseFolder?.('Choose where Lore keeps its scheduled backups', current.backupDir);

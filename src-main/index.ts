@@ -24,6 +24,7 @@ import { createConnectionProfiles } from './connection-profiles';
 import { createDesktopController, probeWith } from './desktop-controller';
 import type { LocalSettings } from './desktop-contract';
 import { quitWhenWindowsClosed } from './lifecycle';
+import { describeRepair, repairDataDir } from '../src-server/storage/sqljs/journal-repair';
 import { resolveSqljsWasmPath, serviceLaunch } from './local-service';
 import { jsonFileStore, safeStorageSecretBox } from './persistence';
 import { isTrustedIpcSender, rendererUrl, resolveRendererTarget } from './security';
@@ -130,6 +131,8 @@ function main(): void {
       emitAdminEvent: (event) => send(ADMIN_EVENT_CHANNEL, event),
       emitAdminRefusal: (event) => send(ADMIN_REFUSAL_CHANNEL, event),
       log,
+      // The same repair as `npm run repair`, run here while the service is stopped.
+      repairData: async () => describeRepair(await repairDataDir({ dataDir, wasmPath, log }), dataDir),
       chooseFolder: async (title, current) => {
         const options = { title, defaultPath: current ?? app.getPath('documents'), properties: ['openDirectory' as const, 'createDirectory' as const] };
         const choice = mainWindow && !mainWindow.isDestroyed() ? await dialog.showOpenDialog(mainWindow, options) : await dialog.showOpenDialog(options);

@@ -56,7 +56,7 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function setup(options: { remoteAccepts?: boolean; chooseFolder?: DesktopControllerOptions['chooseFolder'] } = {}) {
+function setup(options: { remoteAccepts?: boolean; chooseFolder?: DesktopControllerOptions['chooseFolder']; repairData?: DesktopControllerOptions['repairData'] } = {}) {
   const calls: { url: string; auth: string | undefined; method: string | undefined }[] = [];
   const remoteEvents: LiveEventView[] = [];
   const fetchImpl: FetchLike = async (url, init) => {
@@ -99,6 +99,7 @@ function setup(options: { remoteAccepts?: boolean; chooseFolder?: DesktopControl
     emitAdminEvent: (e) => events.push(e),
     relayBackoffMs: { initial: 10, max: 20 },
     ...(options.chooseFolder && { chooseFolder: options.chooseFolder }),
+    ...(options.repairData && { repairData: options.repairData }),
   });
   const ready = (url = 'http://127.0.0.1:8411') => children.at(-1)?.messageListener?.({ type: 'ready', url });
   return { controller, supervisor, profiles, calls, connections, events, remoteEvents, children, ready };
@@ -196,6 +197,19 @@ describe('the desktop controller: desktop operations', () => {
     await controller.desktop('service.restart', {});
     expect(children.length).toBe(2);
     expect(controller.state().local.applied).toMatchObject({ backupDir: '/media/usb/lore-backups' });
+  });
+
+  it('repairs the local data only with the service stopped, shows what the repair did, and starts the service', async () => {
+    let repairs = 0;
+    const { controller, ready, children } = setup({ repairData: async () => (repairs++, 'lost: 1 journal record') });
+    const stopped = await controller.desktop('local.repair', {});
+    expect(stopped).toMatchObject({ ok: true, value: { local: { lastRepair: 'lost: 1 journal record' } } });
+    expect(repairs).toBe(1);
+    expect(children).toHaveLength(1);
+    ready();
+    const refused = await controller.desktop('local.repair', {});
+    expect(refused).toMatchObject({ ok: false, error: { status: 409, code: 'service_running' } });
+    expect(repairs).toBe(1);
   });
 
   it('tests a remote before saving it, then manages it: calls, live events and the header switch', async () => {

@@ -56,6 +56,20 @@ function Panel({ controls }: { controls: DesktopControls }) {
           Runs beside this window on {local.applied ? `${local.applied.host}:${local.applied.port}` : 'nothing (stopped)'} · data in {local.dataDir}
         </Text>
         {local.status.message && <Text size="sm" c="red">{local.status.message}</Text>}
+        {local.status.state === 'failed' && local.status.message?.includes('npm run repair') && (
+          <Alert color="orange" mt="sm" title="The journal of the local data is damaged" data-testid="repair-offer">
+            Records after the damage are whole and were not cut. Repairing keeps a copy of every file it changes, skips only the damaged
+            record(s) and says what they held; then the service starts.{' '}
+            <Button size="compact-sm" variant="light" color="orange" onClick={() => void run('local.repair', {})} loading={pending === 'local.repair'}>
+              Repair the data
+            </Button>
+          </Alert>
+        )}
+        {local.lastRepair && (
+          <Code block mt="sm" data-testid="repair-report">
+            {local.lastRepair}
+          </Code>
+        )}
         <Group mt="sm">
           <Button size="xs" onClick={() => void run('service.start', {})} disabled={running} loading={pending === 'service.start'}>
             Start

@@ -293,7 +293,7 @@ export class DurableDatabase {
     if (this.failure) throw this.failure;
     this.flushDerived();
     writeMeta(this.sql, { journalSeq: this.journalSeq, lastSeq: this.applyState.lastSeq });
-    const image = this.sql.db.export();
+    const image = this.sql.exportImage();
     this.sql.resetCache();
     await this.writer.sync();
     return image;

@@ -81,3 +81,18 @@ export async function repairDataDir(options: RepairOptions): Promise<RepairRepor
     await lock.release();
   }
 }
+
+/** What a repair did, in plain words (the command and the desktop app print it). */
+export function describeRepair(report: RepairReport, dataDir: string): string {
+  if (report.repaired.length === 0) return `${dataDir}: every journal record is whole; nothing was changed (${report.statements} statements).`;
+  const lines = [`repaired ${dataDir}:`];
+  for (const { file, copy } of report.repaired) lines.push(`  rewrote ${file} (the damaged file is kept as ${copy})`);
+  if (report.tornTail) lines.push(`  cut a torn tail of ${report.tornTail.bytes} bytes at byte ${report.tornTail.offset} (a write a crash cut short, never acknowledged)`);
+  lines.push(`  lost: ${report.lostRecords} journal record${report.lostRecords === 1 ? '' : 's'}`);
+  for (const run of report.lost) {
+    lines.push(`    ${run.records} record${run.records === 1 ? '' : 's'}: ${run.reason}`);
+    if (run.statementIds.length > 0) lines.push(`      statement ids still named in it: ${run.statementIds.join(', ')}`);
+  }
+  lines.push(`  the data directory opens again: ${report.statements} statements readable.`);
+  return lines.join('\n');
+}

@@ -73,6 +73,15 @@ export class Sql {
     }
   }
 
+  /** The whole database as an SQLite file (sql.js export), damage named like any read's. */
+  exportImage(): Uint8Array {
+    try {
+      return this.db.export();
+    } catch (err) {
+      throw this.named(err);
+    }
+  }
+
   /** Damage becomes StorageDamagedError (a 503 that names it, never a 500) and is remembered. */
   private named(err: unknown): unknown {
     if (!(err instanceof Error) || !DAMAGE.test(err.message)) return err;
