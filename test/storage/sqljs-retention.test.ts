@@ -91,3 +91,38 @@ describe('retention of the rejected-statement log (sql.js)', () => {
     expect(await rejectionSeqs(storage, b.id)).toHaveLength(4);
   });
 });
+
+describe('retention of the logs of refused requests (sql.js)', () => {
+  const refusal = (at: number, path: string) => ({
+    at: new Date(at).toISOString(),
+    lastAt: new Date(at).toISOString(),
+    count: 1,
+    method: 'POST',
+    path,
+    status: 401,
+    code: 'unauthenticated',
+    reason: 'The secret does not match.',
+    keyId: null,
+    client: '127.0.0.1',
+    userAgent: null,
+  });
+
+  it('keeps the newest refusals up to the count and the age, per log, the service-wide one included, through a crash', async () => {
+    const storage = await open(await tempDir());
+    const store = await withStore(storage);
+    const old = BASE_TIME;
+    const recent = now - DAY * 1000;
+    await storage.insertRefusals([
+      ...Array.from({ length: 2 }, (_, i) => ({ ...refusal(old, `/old/${i}`), storeId: store.id })),
+      ...Array.from({ length: 6 }, (_, i) => ({ ...refusal(recent, `/recent/${i}`), storeId: store.id })),
+      ...Array.from({ length: 7 }, (_, i) => ({ ...refusal(recent, `/service/${i}`), storeId: null })),
+    ]);
+    await storage.pruneRefusals(now, { maxPerStore: 5, maxAgeDays: 30 });
+    const paths = async (s: SqljsStorage, storeId: string | null) => (await s.listRefusals({ storeId, limit: 100 })).refusals.map((r) => r.path);
+    expect(await paths(storage, store.id)).toEqual(['/recent/5', '/recent/4', '/recent/3', '/recent/2', '/recent/1']);
+    expect(await paths(storage, null)).toHaveLength(5);
+    const copy = await openIn(await crashCopy(storage.dataDir));
+    opened.push(copy);
+    expect(await paths(copy, store.id)).toEqual(await paths(storage, store.id));
+  });
+});

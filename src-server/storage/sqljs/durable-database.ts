@@ -22,7 +22,7 @@ import type { FileChanges } from './file-changes';
 import { flushPendingIngestion } from './ingestion';
 import { encodeRecord, journalFileName, journalFirstSeq } from './journal-format';
 import { JournalWriter } from './journal-writer';
-import { PROBE_FILE, SNAPSHOT_FILE, SNAPSHOT_TEMP_FILE } from './data-dir-files';
+import { PROBE_FILE, SNAPSHOT_FILE, SNAPSHOT_SUMS_FILE, SNAPSHOT_TEMP_FILE } from './data-dir-files';
 import { loadCaches, loadDatabase, loadSqlJs } from './load-database';
 import type { LoadedDatabase } from './load-database';
 import { lockDataDir } from './lock';
@@ -408,6 +408,14 @@ export class DurableDatabase {
     try {
       // The pages may hold records still in flight: they must not reach the snapshot before those are durable.
       await previousDurable;
+      if (this.sums?.journalSeq === journalSeq) {
+        // A second snapshot at the same journal seq (its journal files could not be deleted the
+        // first time; in-memory last-used marks changed pages since): the sums on disk name this
+        // seq but not these pages. They go first, so a crash in between leaves no sums (checked
+        // with quick_check at open) rather than sums that would call the snapshot damaged.
+        await this.fs.unlink(path.join(this.dataDir, SNAPSHOT_SUMS_FILE));
+        await this.fs.syncDir(this.dataDir);
+      }
       const pageSums = new Uint32Array(changed.pages.length);
       await writeSnapshotPages(this.fs, this.dataDir, changed, PageSums.ofRun(changed.pages, changed.fileBytes, pageSums));
       await applySnapshotPages(this.fs, this.dataDir, changed);
