@@ -105,3 +105,18 @@ describe('page checksums of the snapshot', () => {
     expect(messages.join('\n')).not.toMatch(/checksums/);
   });
 });
+
+describe('page sums after changed pages', () => {
+  it('take a page the file grew by but nobody wrote for zeros, as the lock-byte page at 1 GiB is', () => {
+    const before = PageSums.ofImage(new Uint8Array(2 * PAGE_BYTES).fill(7), 1);
+    // The file grows to 5 pages; only page 4 is written (pages 2 and 3, like SQLite's lock-byte page, never are).
+    const written = new Uint8Array(PAGE_BYTES).fill(9);
+    const sums = new Uint32Array(1);
+    PageSums.ofRun(Uint32Array.of(4), 5 * PAGE_BYTES, sums)(0, written);
+    const after = before.afterChanges(2, 5 * PAGE_BYTES, Uint32Array.of(4), sums);
+    const image = new Uint8Array(5 * PAGE_BYTES);
+    image.fill(7, 0, 2 * PAGE_BYTES);
+    image.set(written, 4 * PAGE_BYTES);
+    expect(after.mismatches(PageSums.ofImage(image, 0))).toEqual({ pages: [], sizeDiffers: false });
+  });
+});

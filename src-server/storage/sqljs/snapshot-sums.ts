@@ -25,6 +25,13 @@ const MAGIC = Buffer.from('LORESUMS', 'latin1');
 const FORMAT_VERSION = 1;
 const HEADER_BYTES = 8 + 4 + 4 + 8 + 8 + 4;
 
+const ZEROS = new Uint8Array(PAGE_BYTES);
+
+/** The CRC-32 of page `page` of a file of `fileBytes` whose bytes there are all zero. */
+function zeroSum(page: number, fileBytes: number): number {
+  return crc32(ZEROS.subarray(0, Math.min(PAGE_BYTES, fileBytes - page * PAGE_BYTES)));
+}
+
 /** The CRC-32 of page `page` of a file of `fileBytes` (the last page may be short). */
 function pageSum(bytes: Uint8Array, page: number, fileBytes: number): number {
   const start = page * PAGE_BYTES;
@@ -57,10 +64,17 @@ export class PageSums {
     return new PageSums(journalSeq, this.fileBytes, this.sums);
   }
 
-  /** The sums after a changed-pages snapshot: the file's new size, and the changed pages' new sums. */
+  /**
+   * The sums after a changed-pages snapshot: the file's new size, and the changed pages' new sums.
+   * A page the file grew by but nobody wrote holds zeros (the file was extended): SQLite never
+   * writes its lock-byte page, the one at 1 GiB, so a database that grows past it has one.
+   */
   afterChanges(journalSeq: number, fileBytes: number, pages: Uint32Array, pageSums: Uint32Array): PageSums {
     const sums = new Uint32Array(Math.ceil(fileBytes / PAGE_BYTES));
-    sums.set(this.sums.subarray(0, Math.min(this.sums.length, sums.length)));
+    const kept = Math.min(this.sums.length, sums.length);
+    sums.set(this.sums.subarray(0, kept));
+    // SQLite writes whole pages of 4 KiB (PAGE_BYTES): the pages the file grew by start as zeros.
+    for (let page = kept; page < sums.length; page++) sums[page] = zeroSum(page, fileBytes);
     for (const [i, page] of pages.entries()) if (page < sums.length) sums[page] = pageSums[i]!;
     return new PageSums(journalSeq, fileBytes, sums);
   }
