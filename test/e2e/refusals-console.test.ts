@@ -35,6 +35,8 @@ describe.skipIf(!chromiumPath)('refused requests in the console', () => {
     await page.evaluate(`window.location.hash = '#/explorer/course'`);
     await page.locator('label', { hasText: 'Refused requests' }).click();
     await page.getByTestId('store-refusals').getByText('No refused requests').waitFor();
+    // From "Live" on, only a refusal event brings a new row: no reading of the log is due.
+    await page.getByTestId('store-refusals').getByText('Live', { exact: true }).waitFor();
 
     // A course with the wrong secret, and one that sends no version header.
     const endpoint = `${h.service.url}/course/xAPI/statements`;
@@ -54,10 +56,45 @@ describe.skipIf(!chromiumPath)('refused requests in the console', () => {
     expect(await table.innerText()).not.toContain('not-the-secret');
   });
 
+  it('counts identical refusals as one row and pages to older ones', async () => {
+    await page.evaluate(`window.location.hash = '#/explorer/course'`);
+    await page.locator('label', { hasText: 'Refused requests' }).click();
+    const table = page.getByRole('table', { name: 'Refused requests of course' });
+    await table.waitFor();
+    await page.getByTestId('store-refusals').getByText('Live', { exact: true }).waitFor();
+    const endpoint = `${h.service.url}/course/xAPI/statements`;
+    const withoutVersion = (userAgent: string) =>
+      fetch(endpoint, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: basic(key.id, key.secret), 'User-Agent': userAgent }, body: '[]' });
+
+    // Sent together, identical refusals fall in at most two of the log's one-second windows.
+    const repeats = await Promise.all(Array.from({ length: 5 }, () => withoutVersion('Retrying/1.0')));
+    expect(repeats.map((r) => r.status)).toEqual([400, 400, 400, 400, 400]);
+    await table.locator('tbody tr', { hasText: 'Retrying/1.0' }).filter({ hasText: /×[2-5]/ }).first().waitFor({ timeout: 10_000 });
+
+    // More distinct refusals than one page holds.
+    for (let i = 0; i < 30; i++) expect((await withoutVersion(`Course/${i}`)).status).toBe(400);
+    await table.getByText('Course/29').waitFor({ timeout: 10_000 });
+    // Opened afresh, the view loads the first page only.
+    await page.evaluate(`window.location.hash = '#/stores'`);
+    await page.getByRole('heading', { name: 'Stores' }).first().waitFor();
+    await page.evaluate(`window.location.hash = '#/explorer/course'`);
+    await page.locator('label', { hasText: 'Refused requests' }).click();
+    await table.getByText('Course/29').waitFor();
+    const all = (await (await fetch(`${h.service.url}/admin/api/stores/course/refusals?limit=500`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { refusals: unknown[] };
+    expect(all.refusals.length).toBeGreaterThan(25);
+    const rows = table.locator('tbody tr');
+    expect(await rows.count()).toBe(25);
+    expect(await table.locator('tbody tr[data-status="401"]').count()).toBe(0);
+    await page.getByRole('button', { name: 'Show older' }).click();
+    await table.locator('tbody tr[data-status="401"]').waitFor();
+    expect(await rows.count()).toBe(all.refusals.length);
+    expect(await page.getByRole('button', { name: 'Show older' }).count()).toBe(0);
+  }, 40_000);
+
   it('shows requests that name no Store on the status screen, live', async () => {
     await page.evaluate(`window.location.hash = '#/connection'`);
     const log = page.getByTestId('service-refusals');
-    await log.waitFor();
+    await log.getByText('Live', { exact: true }).waitFor();
     const unknown = await fetch(`${h.service.url}/no-such-store/xAPI/statements`, { headers: { ...XAPI_HEADERS, Authorization: basic(key.id, key.secret) } });
     expect(unknown.status).toBe(404);
     await log.getByText('/no-such-store/xapi/statements').waitFor({ timeout: 10_000 });

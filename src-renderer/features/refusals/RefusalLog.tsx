@@ -1,6 +1,6 @@
 import { Badge, Button, Code, Group, Stack, Text, Tooltip } from '@mantine/core';
 import { createColumnHelper } from '@tanstack/react-table';
-import { useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import type { RefusalPageView } from '../../../src-server/admin/contract';
 import { DataTable } from '../../ui/DataTable';
 import { dateTime, relativeTime } from '../../ui/format';
@@ -9,9 +9,6 @@ import { useRefusalLog } from './queries';
 
 type Refusal = RefusalPageView['refusals'][number];
 const column = createColumnHelper<Refusal>();
-const PAGE = 25;
-/** The most the admin API gives in one page (refusalsQuerySchema). */
-const MAX_LIMIT = 500;
 
 /**
  * The log of requests refused before any statement of theirs was read: a Store's (`slug`) or the
@@ -19,8 +16,7 @@ const MAX_LIMIT = 500;
  * are logged.
  */
 export function RefusalLog({ slug }: { slug: string | null }) {
-  const [limit, setLimit] = useState(PAGE);
-  const log = useRefusalLog(slug, limit);
+  const log = useRefusalLog(slug);
   const columns = useMemo(
     () => [
       column.accessor('lastAt', {
@@ -75,7 +71,7 @@ export function RefusalLog({ slug }: { slug: string | null }) {
     [],
   );
 
-  const refusals = log.data?.refusals ?? [];
+  const refusals = log.loaded?.refusals ?? [];
   return (
     <Stack gap="sm" data-testid={slug === null ? 'service-refusals' : 'store-refusals'}>
       <Group justify="space-between">
@@ -89,8 +85,8 @@ export function RefusalLog({ slug }: { slug: string | null }) {
         </Badge>
       </Group>
       {log.error && <ErrorState title="The refused requests could not be loaded" error={log.error} onRetry={log.reload} />}
-      {log.loading && !log.data && <LoadingState label="Loading refused requests…" />}
-      {log.data && refusals.length === 0 && (
+      {log.loading && <LoadingState label="Loading refused requests…" />}
+      {log.loaded && refusals.length === 0 && (
         <EmptyState title="No refused requests">
           {slug === null
             ? 'Requests to an address that is no Store, or with a wrong admin token, would appear here.'
@@ -100,9 +96,10 @@ export function RefusalLog({ slug }: { slug: string | null }) {
       {refusals.length > 0 && (
         <>
           <DataTable caption={slug === null ? 'Refused requests of the service' : `Refused requests of ${slug}`} data={refusals} columns={columns} rowKey={(r) => String(r.id)} rowProps={(r) => ({ 'data-status': String(r.status) })} />
-          {log.data?.next && limit < MAX_LIMIT && (
-            <Button variant="default" onClick={() => setLimit(limit + PAGE)} style={{ alignSelf: 'center' }}>
-              Show more
+          {log.loadMoreError && <ErrorState title="The older refused requests could not be loaded" error={log.loadMoreError} onRetry={log.loadMore} />}
+          {log.loaded?.next && (
+            <Button variant="default" onClick={log.loadMore} loading={log.loadingMore} style={{ alignSelf: 'center' }}>
+              Show older
             </Button>
           )}
         </>
