@@ -20,7 +20,7 @@ export interface PhaseReport {
   dataDir: { total: number; files: Record<string, number> };
   startup: { healthMs: number; queryMs: number };
   /** The longest stall of single POSTs with no backup, a download backup, scheduled backups. */
-  backups: Record<'none' | 'download' | 'scheduled', { kind: string; backups: number; longestStallMs: number; statementsPerSec: number | null }>;
+  backups: Record<'none' | 'download' | 'scheduled', { kind: string; backups: number; longestStallMs: number; statementsPerSec: number | null; heldMs: number | null }>;
   stall: {
     thresholdBytes: number;
     startup: { healthMs: number; queryMs: number };
@@ -96,11 +96,12 @@ export function evaluateTargets(report: Report): Target[] {
   const backupPhase = large ?? small;
   if (backupPhase) {
     const { none, scheduled } = backupPhase.backups;
-    const extra = scheduled.longestStallMs - none.longestStallMs;
+    // Held: the service's event loop during the backup (every writer waits on it). The client-side
+    // stall also counts the machine's cores being shared with the backup's check, reported beside it.
     targets.push({
-      target: `a scheduled backup at ${fmt(backupPhase.statements)} statements holds writers ≤ 100 ms beyond the longest stall without one`,
-      value: `${ms(Math.max(0, extra))} ms (${ms(scheduled.longestStallMs)} vs ${ms(none.longestStallMs)} ms; ${scheduled.backups} backup(s))`,
-      verdict: verdict(scheduled.backups > 0 && extra <= 100),
+      target: `a scheduled backup at ${fmt(backupPhase.statements)} statements holds the service (writers) ≤ 100 ms`,
+      value: `${scheduled.heldMs ?? '—'} ms held; longest client stall ${ms(scheduled.longestStallMs)} vs ${ms(none.longestStallMs)} ms with no backup`,
+      verdict: verdict(scheduled.backups > 0 && scheduled.heldMs !== null ? scheduled.heldMs <= 100 : null),
     });
   }
   const rss = large?.memory?.rss;
@@ -156,7 +157,8 @@ export function printReport(report: Report): void {
     out.push(
       `backup pause (single POSTs, 10 conn): longest stall ${ms(b.none.longestStallMs)} ms with no backup, ` +
         `${ms(b.download.longestStallMs)} ms (${fmt(b.download.longestStallMs / b.none.longestStallMs, 1)}×) with a download backup, ` +
-        `${ms(b.scheduled.longestStallMs)} ms (${fmt(b.scheduled.longestStallMs / b.none.longestStallMs, 1)}×) with ${b.scheduled.backups} scheduled backup(s)`,
+        `${ms(b.scheduled.longestStallMs)} ms (${fmt(b.scheduled.longestStallMs / b.none.longestStallMs, 1)}×) with ${b.scheduled.backups} scheduled backup(s), ` +
+        `whose event loop was held at most ${b.scheduled.heldMs ?? '—'} ms (the service's own measure)`,
     );
   }
   out.push('\nTargets');

@@ -248,7 +248,15 @@ async function backupPause(dataDir: string, ctx: StoreContext, loadSeconds: numb
         downloaded = response.ok;
       }
       const result = await load;
-      return { kind, backups: kind === 'download' ? Number(downloaded) : written(), longestStallMs: stallOf(result), statementsPerSec: result.statementsPerSec };
+      // The service's own account of how long a backup held its event loop (backup-schedule.ts).
+      const held = service.log.filter((line) => line.at >= from).flatMap((line) => /event loop held at most (\d+) ms/.exec(line.text)?.[1] ?? []);
+      return {
+        kind,
+        backups: kind === 'download' ? Number(downloaded) : written(),
+        longestStallMs: stallOf(result),
+        statementsPerSec: result.statementsPerSec,
+        heldMs: held.length > 0 ? Math.max(...held.map(Number)) : null,
+      };
     } finally {
       await service.stop();
     }

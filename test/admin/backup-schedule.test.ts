@@ -64,9 +64,11 @@ describe('scheduled backups', () => {
 
   it('backs up soon after start, then every interval, keeping the newest `keep`', async () => {
     const dir = folder();
-    const { backups, control } = schedule(dir);
+    const { backups, control, log } = schedule(dir);
     await backups.start();
     await until(() => control.written >= 5, 'five backups');
+    // Each says how long it held the service's event loop: what npm run bench reads.
+    expect(log.join('\n')).toMatch(/backup written: .* \(6 bytes, 10 statements; \d+ ms, the event loop held at most \d+ ms\)/);
     await backups.stop();
     expect(backupFiles(dir)).toHaveLength(3);
     const status = backups.status();
