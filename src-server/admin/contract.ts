@@ -309,12 +309,12 @@ export type RefusalEventView = z.infer<typeof refusalEventSchema>;
 /** Query of `/admin/api/events`: one Store's events, or every Store's. */
 export const liveEventsQuerySchema = z.strictObject({ store: z.string().optional() });
 
-/** Path of the live event stream below /admin/api (not in adminOperations: it is a stream). */
+/** Path of the live event stream below /admin/api (in adminRawOperations: it is a stream). */
 export const LIVE_EVENTS_PATH = '/events';
 
 /**
  * POST here for a backup: the answer is the whole database as an SQLite file (a download,
- * `application/vnd.sqlite3`), taken from a consistent point. Not in adminOperations: not JSON.
+ * `application/vnd.sqlite3`), taken from a consistent point. In adminRawOperations: not JSON.
  */
 export const BACKUPS_PATH = '/backups';
 
@@ -355,6 +355,45 @@ export const adminOperations = {
   'refusals.service': { method: 'GET', path: '/refusals', input: refusalsQuerySchema, output: refusalPageSchema },
   'metrics.ingestion': { method: 'GET', path: '/metrics/ingestion', input: ingestionQuerySchema, output: ingestionReportSchema },
 } as const satisfies Record<string, { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; path: string; input: z.ZodType; output: z.ZodType }>;
+
+/**
+ * The admin routes whose answer is not a JSON value the console's typed client reads: the live
+ * event stream, the backup download and this API's own description. Typed here like
+ * `adminOperations`, with the media type they answer in, so the OpenAPI description comes from the
+ * contract alone; kept apart so `buildAdminRequest` and the desktop forwarder never send them.
+ * `schema: null`: a file, described only by its media type.
+ */
+export const adminRawOperations = {
+  'events.stream': {
+    method: 'GET',
+    path: LIVE_EVENTS_PATH,
+    input: liveEventsQuerySchema,
+    output: {
+      mediaType: 'text/event-stream',
+      schema: z.union([liveEventSchema.meta({ title: 'event: statement' }), refusalEventSchema.meta({ title: 'event: refusal' })]),
+    },
+    needsAdminToken: true,
+  },
+  'backups.download': {
+    method: 'POST',
+    path: BACKUPS_PATH,
+    input: empty,
+    output: { mediaType: 'application/vnd.sqlite3', schema: null },
+    needsAdminToken: true,
+  },
+  'openapi.get': {
+    method: 'GET',
+    path: OPENAPI_PATH,
+    input: empty,
+    output: { mediaType: 'application/json', schema: z.record(z.string(), z.unknown()) },
+    // The description holds no data: tools read it without credentials.
+    needsAdminToken: false,
+  },
+} as const satisfies Record<
+  string,
+  { method: 'GET' | 'POST'; path: string; input: z.ZodType; output: { mediaType: string; schema: z.ZodType | null }; needsAdminToken: boolean }
+>;
+export type AdminRawOperationName = keyof typeof adminRawOperations;
 
 export type AdminOperations = typeof adminOperations;
 export type AdminOperationName = keyof AdminOperations;

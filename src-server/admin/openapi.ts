@@ -1,16 +1,43 @@
 /**
- * The admin API's OpenAPI 3.1 description, generated from the contract (`adminOperations`) with
- * zod's own JSON Schema output: the schemas the service validates with are the ones described.
- * Served at GET /admin/api/openapi.json.
+ * The admin API's OpenAPI 3.1 description, generated from the contract (`adminOperations` and
+ * `adminRawOperations`) with zod's own JSON Schema output: the schemas the service validates with
+ * are the ones described. Served at GET /admin/api/openapi.json; test/admin/openapi-drift.test.ts
+ * keeps it equal to the routes the server registers.
  */
 import { z } from 'zod';
-import { BACKUPS_PATH, LIVE_EVENTS_PATH, OPENAPI_PATH, adminOperations, errorBodySchema, liveEventSchema, liveEventsQuerySchema } from './contract';
-import type { AdminOperationName } from './contract';
+import { adminOperations, adminRawOperations, errorBodySchema } from './contract';
+import type { AdminOperationName, AdminRawOperationName } from './contract';
 
 type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema>; required?: string[] };
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /** Operations that answer 201 (they create something); the others answer 200, or 204 without a body. */
 const CREATED: ReadonlySet<AdminOperationName> = new Set(['stores.create', 'apiKeys.create', 'apiKeys.rotate']);
+
+/** What the raw operations' answers are, in words: their media type alone does not say. */
+const RAW_PROSE: Record<AdminRawOperationName, { summary: string; description: string; answer: string }> = {
+  'events.stream': {
+    summary: 'Live events (server-sent events)',
+    description:
+      'A text/event-stream of `event: statement` messages, one per statement accepted, voided or rejected, and ' +
+      '`event: refusal` messages, one per refused request logged, each with the JSON below as data; a comment line ' +
+      'every 15 s. Read it with fetch: it needs the Authorization header.',
+    answer: 'The stream; it stays open until the client or the service closes it.',
+  },
+  'backups.download': {
+    summary: 'A backup of the whole database (a download)',
+    description:
+      'The whole database as an SQLite file, from a consistent point: every write acknowledged before the request is in it. ' +
+      '`npm run restore` puts it back. Scheduled backups are written by the service itself (see `backups` in the status). ' +
+      'A storage that takes no backups itself answers 501.',
+    answer: 'The SQLite file, as an attachment.',
+  },
+  'openapi.get': {
+    summary: 'This description',
+    description: 'No token needed: it holds no data.',
+    answer: 'The OpenAPI 3.1 document.',
+  },
+};
 
 export const ADMIN_API_PREFIX = '/admin/api';
 
@@ -33,91 +60,79 @@ function parameters(input: JsonSchema, names: string[], where: 'path' | 'query')
   }));
 }
 
-export function buildOpenApiDocument(options: { version: string; serverUrl?: string }): Record<string, unknown> {
-  const paths: Record<string, Record<string, unknown>> = {};
-  for (const [name, operation] of Object.entries(adminOperations) as Array<[AdminOperationName, (typeof adminOperations)[AdminOperationName]]>) {
-    const pathParams = [...operation.path.matchAll(/:([a-zA-Z]+)/g)].map((match) => match[1]!);
-    const path = ADMIN_API_PREFIX + operation.path.replace(/:([a-zA-Z]+)/g, '{$1}');
-    const input = jsonSchema(operation.input, 'input');
-    const rest = Object.keys(input.properties ?? {}).filter((key) => !pathParams.includes(key));
-    const described: Record<string, unknown> = {
-      operationId: name,
-      summary: name,
-      tags: [name.split('.')[0]],
-      security: [{ adminToken: [] }],
-      parameters: [...parameters(input, pathParams, 'path'), ...(operation.method === 'GET' || operation.method === 'DELETE' ? parameters(input, rest, 'query') : [])],
-      responses: {
-        ...(operation.output instanceof z.ZodVoid
-          ? { 204: { description: 'Done; no content.' } }
-          : {
-              [CREATED.has(name) ? 201 : 200]: {
-                description: CREATED.has(name) ? 'Created.' : 'OK.',
-                content: { 'application/json': { schema: jsonSchema(operation.output, 'output') } },
-              },
-            }),
-        default: errorResponse,
-      },
-    };
-    if ((operation.method === 'POST' || operation.method === 'PATCH') && rest.length > 0) {
-      const required = (input.required ?? []).filter((key) => rest.includes(key));
-      const body: JsonSchema = { ...input, properties: Object.fromEntries(rest.map((key) => [key, input.properties![key]!])) };
-      if (required.length > 0) body.required = required;
-      else delete body.required;
-      described.requestBody = { required: required.length > 0, content: { 'application/json': { schema: body } } };
-    }
-    paths[path] = { ...paths[path], [operation.method.toLowerCase()]: described };
+/**
+ * One operation: `:name` path segments become path parameters; the rest of the input is the query
+ * string of a GET or DELETE and the JSON body of a POST or PATCH (as buildAdminRequest sends it).
+ */
+function describeOperation(
+  name: string,
+  operation: { method: Method; path: string; input: z.ZodType },
+  described: { summary: string; description?: string; needsAdminToken: boolean; responses: Record<string, unknown> },
+): { path: string; method: string; operation: Record<string, unknown> } {
+  const pathParams = [...operation.path.matchAll(/:([a-zA-Z]+)/g)].map((match) => match[1]!);
+  const input = jsonSchema(operation.input, 'input');
+  const rest = Object.keys(input.properties ?? {}).filter((key) => !pathParams.includes(key));
+  const inQuery = operation.method === 'GET' || operation.method === 'DELETE';
+  const result: Record<string, unknown> = {
+    operationId: name,
+    summary: described.summary,
+    ...(described.description ? { description: described.description } : {}),
+    tags: [name.split('.')[0]],
+    security: described.needsAdminToken ? [{ adminToken: [] }] : [],
+    parameters: [...parameters(input, pathParams, 'path'), ...(inQuery ? parameters(input, rest, 'query') : [])],
+    responses: { ...described.responses, default: errorResponse },
+  };
+  if (!inQuery && rest.length > 0) {
+    const required = (input.required ?? []).filter((key) => rest.includes(key));
+    const body: JsonSchema = { ...input, properties: Object.fromEntries(rest.map((key) => [key, input.properties![key]!])) };
+    if (required.length > 0) body.required = required;
+    else delete body.required;
+    result.requestBody = { required: required.length > 0, content: { 'application/json': { schema: body } } };
   }
+  return { path: ADMIN_API_PREFIX + operation.path.replace(/:([a-zA-Z]+)/g, '{$1}'), method: operation.method.toLowerCase(), operation: result };
+}
 
-  const eventsQuery = jsonSchema(liveEventsQuerySchema, 'input');
-  paths[ADMIN_API_PREFIX + LIVE_EVENTS_PATH] = {
-    get: {
-      operationId: 'events.stream',
-      summary: 'Live events (server-sent events)',
-      description:
-        'A text/event-stream of `event: statement` messages, one per statement accepted, voided or rejected, with the ' +
-        'JSON below as data, and `event: refusal` messages, one per refused request logged; a comment line every 15 s. ' +
-        'Read it with fetch: it needs the Authorization header.',
-      tags: ['events'],
-      security: [{ adminToken: [] }],
-      parameters: parameters(eventsQuery, ['store'], 'query'),
-      responses: {
-        200: { description: 'The stream.', content: { 'text/event-stream': { schema: jsonSchema(liveEventSchema, 'output') } } },
-        default: errorResponse,
-      },
+function typedResponses(name: AdminOperationName, output: z.ZodType): Record<string, unknown> {
+  if (output instanceof z.ZodVoid) return { 204: { description: 'Done; no content.' } };
+  return {
+    [CREATED.has(name) ? 201 : 200]: {
+      description: CREATED.has(name) ? 'Created.' : 'OK.',
+      content: { 'application/json': { schema: jsonSchema(output, 'output') } },
     },
   };
+}
 
-  paths[ADMIN_API_PREFIX + BACKUPS_PATH] = {
-    post: {
-      operationId: 'backups.download',
-      summary: 'A backup of the whole database (a download)',
-      description:
-        'The whole database as an SQLite file, from a consistent point: every write acknowledged before the request is in it. ' +
-        '`npm run restore` puts it back. Scheduled backups are written by the service itself (see `backups` in the status).',
-      tags: ['backups'],
-      security: [{ adminToken: [] }],
-      responses: {
-        200: { description: 'The SQLite file.', content: { 'application/vnd.sqlite3': { schema: { type: 'string', format: 'binary' } } } },
-        default: errorResponse,
+function rawResponses(output: { mediaType: string; schema: z.ZodType | null }, description: string): Record<string, unknown> {
+  const schema = output.schema === null ? { type: 'string', format: 'binary' } : jsonSchema(output.schema, 'output');
+  return { 200: { description, content: { [output.mediaType]: { schema } } } };
+}
+
+export function buildOpenApiDocument(options: { version: string; serverUrl?: string }): Record<string, unknown> {
+  const described = [
+    ...(Object.entries(adminOperations) as Array<[AdminOperationName, (typeof adminOperations)[AdminOperationName]]>).map(([name, operation]) =>
+      describeOperation(name, operation, { summary: name, needsAdminToken: true, responses: typedResponses(name, operation.output) }),
+    ),
+    ...(Object.entries(adminRawOperations) as Array<[AdminRawOperationName, (typeof adminRawOperations)[AdminRawOperationName]]>).map(
+      ([name, operation]) => {
+        const prose = RAW_PROSE[name];
+        return describeOperation(name, operation, {
+          summary: prose.summary,
+          description: prose.description,
+          needsAdminToken: operation.needsAdminToken,
+          responses: rawResponses(operation.output, prose.answer),
+        });
       },
-    },
-  };
-  paths[ADMIN_API_PREFIX + OPENAPI_PATH] = {
-    get: {
-      operationId: 'openapi.get',
-      summary: 'This description',
-      description: 'No token needed: it holds no data.',
-      tags: ['openapi'],
-      responses: { 200: { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } } },
-    },
-  };
+    ),
+  ];
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const { path, method, operation } of described) paths[path] = { ...paths[path], [method]: operation };
 
   return {
     openapi: '3.1.0',
     info: {
       title: 'Lore LRS admin API',
       version: options.version,
-      description: 'Stores, API keys, the Statement Explorer, ingestion statistics, live events and service status.',
+      description: 'Stores, API keys, the Statement Explorer, refusal logs, ingestion statistics, live events, backups and service status.',
     },
     ...(options.serverUrl ? { servers: [{ url: options.serverUrl }] } : {}),
     paths,

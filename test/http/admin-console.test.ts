@@ -202,5 +202,9 @@ describe('the OpenAPI description', () => {
     expect(operations.get('stores.create')!.op.responses).toHaveProperty('201');
     expect(operations.get('stores.delete')!.op.responses).toHaveProperty('204');
     expect(operations.get('events.stream')!.op.responses['200']!.content).toHaveProperty('text/event-stream');
+    expect(operations.get('backups.download')!.op.responses['200']!.content).toHaveProperty('application/vnd.sqlite3');
+    // The description itself is read without a token; every other operation needs it.
+    expect(operations.get('openapi.get')!.op).toHaveProperty('security', []);
+    expect(operations.get('refusals.service')!.op).toHaveProperty('security', [{ adminToken: [] }]);
   });
 });
