@@ -2,23 +2,19 @@
  * `npm run check-data` on whole and damaged data directories: what it prints, its exit code, and
  * that it changes nothing.
  */
-import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PAGE_BYTES } from '../../src-server/storage/sqljs/file-changes';
 import { surveyJournal } from '../../src-server/storage/sqljs/journal-format';
 import { makeStatement } from '../storage/rows';
 import { runScript } from './scripts';
-import { crashCopy, journalFiles, openIn, removeTempDirs, tempDir, withStore } from '../storage/sqljs-helpers';
+import { crashCopy, dataDirFingerprint, journalFiles, openIn, removeTempDirs, tempDir, withStore } from '../storage/sqljs-helpers';
 
 afterAll(removeTempDirs);
 
 const checkData = (dataDir: string) => runScript('check-data', ['--data-dir', dataDir]);
 
-function fingerprint(dir: string): Record<string, string> {
-  return Object.fromEntries(readdirSync(dir).sort().map((name) => [name, createHash('sha256').update(readFileSync(path.join(dir, name))).digest('hex')]));
-}
 
 /** A closed data directory (snapshot and sums) with more statements in its journal since (a crash copy). */
 async function dataDir(): Promise<string> {
@@ -35,12 +31,12 @@ async function dataDir(): Promise<string> {
 describe('npm run check-data', () => {
   it('finds a whole directory whole, exit 0, and changes nothing', async () => {
     const dir = await dataDir();
-    const before = fingerprint(dir);
+    const before = await dataDirFingerprint(dir);
     const { code, output } = await checkData(dir);
     expect(output).toContain('400 statements in the snapshot, 10 journal records');
     expect(output).toContain('whole: nothing is damaged.');
     expect(code).toBe(0);
-    expect(fingerprint(dir)).toEqual(before);
+    expect(await dataDirFingerprint(dir)).toEqual(before);
   }, 30_000);
 
   it('names two damaged pages of the snapshot, exit 1', async () => {
@@ -50,11 +46,11 @@ describe('npm run check-data', () => {
     const middle = Math.floor(image.length / PAGE_BYTES / 2);
     image.fill(0x44, middle * PAGE_BYTES, (middle + 2) * PAGE_BYTES);
     writeFileSync(file, image);
-    const before = fingerprint(dir);
+    const before = await dataDirFingerprint(dir);
     const { code, output } = await checkData(dir);
     expect(output).toContain(`DAMAGED: lore.sqlite: 2 pages: ${middle} (bytes ${middle * PAGE_BYTES}–`);
     expect(code).toBe(1);
-    expect(fingerprint(dir)).toEqual(before);
+    expect(await dataDirFingerprint(dir)).toEqual(before);
   }, 30_000);
 
   it('names a damaged journal record with records after it and the repair command, exit 1; a torn tail only as a note, exit 0', async () => {

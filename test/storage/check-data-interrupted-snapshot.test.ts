@@ -5,39 +5,16 @@
  * not the half-written file.
  */
 import { readdir } from 'node:fs/promises';
-import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkDataDir } from '../../src-server/storage/sqljs/check-data';
-import { SNAPSHOT_FILE, SNAPSHOT_PAGES_FILE } from '../../src-server/storage/sqljs/data-dir-files';
-import type { StorageFs } from '../../src-server/storage/sqljs/fs';
-import { nodeStorageFs } from '../../src-server/storage/sqljs/fs';
+import { SNAPSHOT_PAGES_FILE } from '../../src-server/storage/sqljs/data-dir-files';
 import { makeStatement } from './rows';
-import { closedAfterEach, crashCopy, ioError, openIn, removeTempDirs, tempDir, withStore } from './sqljs-helpers';
+import { closedAfterEach, crashCopy, openIn, removeTempDirs, snapshotWritesFail, tempDir, withStore } from './sqljs-helpers';
 
 afterAll(removeTempDirs);
 
 const track = closedAfterEach();
 
-/** Writes into the snapshot file fail after the first `okWrites` of them, once `failing` is set. */
-function snapshotWritesFail(okWrites: number) {
-  const control = { failing: false };
-  let writes = 0;
-  const fs: StorageFs = {
-    ...nodeStorageFs,
-    async open(file, options) {
-      const handle = await nodeStorageFs.open(file, options);
-      if (path.basename(file) !== SNAPSHOT_FILE) return handle;
-      return {
-        ...handle,
-        async write(data, position) {
-          if (control.failing && writes++ >= okWrites) throw ioError('EIO');
-          await handle.write(data, position);
-        },
-      };
-    },
-  };
-  return { fs, control };
-}
 
 describe('check-data after a crash while a snapshot wrote its pages', () => {
   it('checks the snapshot with the pages file written in (as the next start will), finds it whole, and changes nothing', async () => {

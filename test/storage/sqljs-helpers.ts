@@ -2,6 +2,7 @@
  * Temp data directories, simulated crashes, the contract's sql.js variants, databases as older
  * releases left them, and an instrumented file layer for the sql.js tests.
  */
+import { createHash } from 'node:crypto';
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -217,4 +218,37 @@ export function ioError(code: 'EIO' | 'ENOSPC'): NodeJS.ErrnoException {
   const err: NodeJS.ErrnoException = new Error(`${code}: simulated ${code === 'EIO' ? 'i/o error' : 'no space left on device'}`);
   err.code = code;
   return err;
+}
+
+/**
+ * The storage's file layer, with writes into the snapshot file failing after `okWrites` of them
+ * while `control.failing` is set: a crash in the middle of writing a snapshot's pages.
+ */
+export function snapshotWritesFail(okWrites: number) {
+  const control = { failing: false };
+  let writes = 0;
+  const fs: StorageFs = {
+    ...nodeStorageFs,
+    async open(file, options) {
+      const handle = await nodeStorageFs.open(file, options);
+      if (path.basename(file) !== SNAPSHOT_FILE) return handle;
+      return {
+        ...handle,
+        async write(data, position) {
+          if (control.failing && writes++ >= okWrites) throw ioError('EIO');
+          await handle.write(data, position);
+        },
+      };
+    },
+  };
+  return { fs, control };
+}
+
+/** Every file of a directory (but `skip`) with a hash of its bytes: "nothing changed" made checkable. */
+export async function dataDirFingerprint(dir: string, skip: readonly string[] = []): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const name of (await readdir(dir)).sort()) {
+    if (!skip.includes(name)) out[name] = createHash('sha256').update(await readFile(path.join(dir, name))).digest('hex');
+  }
+  return out;
 }

@@ -2,8 +2,7 @@
  * Damage in the middle of a journal: told from a torn tail, never cut, refused at open with
  * nothing changed, and repaired by skipping only the damaged record.
  */
-import { createHash } from 'node:crypto';
-import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { JournalDamagedError } from '../../src-server/storage/sqljs/load-database';
@@ -12,19 +11,10 @@ import { journalFileName, surveyJournal } from '../../src-server/storage/sqljs/j
 import type { StoreRecord } from '../../src-server/storage/storage';
 import type { SqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
 import { makeStatement } from './rows';
-import { closedAfterEach, crashCopy, journalFiles, openIn, removeTempDirs, tempDir, withStore } from './sqljs-helpers';
+import { closedAfterEach, crashCopy, dataDirFingerprint, journalFiles, openIn, removeTempDirs, tempDir, withStore } from './sqljs-helpers';
 
 afterAll(removeTempDirs);
 
-/** Every file of a directory and a hash of its bytes: "nothing changed" made checkable. */
-async function fingerprint(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const name of (await readdir(dir)).sort()) {
-    if (name === 'lore.lock') continue;
-    out[name] = createHash('sha256').update(await readFile(path.join(dir, name))).digest('hex');
-  }
-  return out;
-}
 
 async function present(storage: SqljsStorage, store: StoreRecord, ids: string[]): Promise<string[]> {
   const found: string[] = [];
@@ -62,7 +52,7 @@ describe('damage in the middle of a journal', () => {
   it('refuses to open, naming the file, the byte offset, the records that follow and the repair command, and changes nothing', async () => {
     const { dir, journal, ids } = await crashedAfterWrites();
     const offset = await damageRecordOf(journal, ids, 20);
-    const before = await fingerprint(dir);
+    const before = await dataDirFingerprint(dir, ['lore.lock']);
 
     const error = await openIn(dir).then(
       () => null,
@@ -75,7 +65,7 @@ describe('damage in the middle of a journal', () => {
     // The Store's record and 20 statements come before; 19 statements after.
     expect(message).toContain('19 whole records follow the damage');
     expect(message).toContain(`npm run repair -- --data-dir ${dir}`);
-    expect(await fingerprint(dir)).toEqual(before);
+    expect(await dataDirFingerprint(dir, ['lore.lock'])).toEqual(before);
   });
 
   it('refuses a cut at the end of an older journal file that a newer file follows', async () => {
@@ -86,9 +76,9 @@ describe('damage in the middle of a journal', () => {
     const split = records[6]!;
     await writeFile(journal, bytes.subarray(0, split.offset - 3));
     await writeFile(path.join(dir, journalFileName(split.record.j)), bytes.subarray(split.offset));
-    const before = await fingerprint(dir);
+    const before = await dataDirFingerprint(dir, ['lore.lock']);
     await expect(openIn(dir)).rejects.toThrow(/short record at byte \d+\), and 5 whole records follow the damage/);
-    expect(await fingerprint(dir)).toEqual(before);
+    expect(await dataDirFingerprint(dir, ['lore.lock'])).toEqual(before);
   });
 
   it('repairs by skipping only the damaged record: the copy is kept, the loss is named, every other statement is readable', async () => {
@@ -116,10 +106,10 @@ describe('damage in the middle of a journal', () => {
 
   it('finds nothing to repair in a whole directory, and changes nothing', async () => {
     const { dir } = await crashedAfterWrites(5);
-    const before = await fingerprint(dir);
+    const before = await dataDirFingerprint(dir, ['lore.lock']);
     const report = await repairDataDir({ dataDir: dir });
     expect(report).toMatchObject({ repaired: [], lostRecords: 0, statements: 5 });
-    expect(await fingerprint(dir)).toEqual(before);
+    expect(await dataDirFingerprint(dir, ['lore.lock'])).toEqual(before);
   });
 
   it('loses the records that cannot be applied without a lost one, and names them', async () => {

@@ -11,15 +11,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SNAPSHOT_PAGES_FILE, SNAPSHOT_PAGES_TEMP_FILE } from '../../src-server/storage/sqljs/data-dir-files';
 import { FileChanges, PAGE_BYTES } from '../../src-server/storage/sqljs/file-changes';
 import type { PageSource } from '../../src-server/storage/sqljs/file-changes';
-import type { StorageFs } from '../../src-server/storage/sqljs/fs';
-import { nodeStorageFs } from '../../src-server/storage/sqljs/fs';
 import { decodeSnapshotPages, encodeSnapshotPagesHeader } from '../../src-server/storage/sqljs/snapshot-pages';
 import { sqlJsFileName } from '../../src-server/storage/sqljs/sql';
 import { SNAPSHOT_FILE } from '../../src-server/storage/sqljs/sqljs-storage';
 import type { SqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
 import type { DocumentKey } from '../../src-server/storage/storage';
 import { at, makeApiKey, makeRejection, makeStatement, makeStore } from './rows';
-import { closedAfterEach, crashCopy, ioError, loadSqlJs, openIn, removeTempDirs, tempDir, withStore } from './sqljs-helpers';
+import { closedAfterEach, crashCopy, loadSqlJs, openIn, removeTempDirs, snapshotWritesFail, tempDir, withStore } from './sqljs-helpers';
 
 afterAll(removeTempDirs);
 
@@ -81,26 +79,6 @@ async function writeSome(storage: SqljsStorage, round: number): Promise<void> {
   await storage.emptyStore(other.id);
 }
 
-/** The storage's file layer, with writes into the snapshot file failing after `okWrites` of them while `failing` is set. */
-function snapshotWritesFail(okWrites: number) {
-  const control = { failing: false };
-  let writes = 0;
-  const fs: StorageFs = {
-    ...nodeStorageFs,
-    async open(file, options) {
-      const handle = await nodeStorageFs.open(file, options);
-      if (path.basename(file) !== SNAPSHOT_FILE) return handle;
-      return {
-        ...handle,
-        async write(data, position) {
-          if (control.failing && writes++ >= okWrites) throw ioError('EIO');
-          await handle.write(data, position);
-        },
-      };
-    },
-  };
-  return { fs, control };
-}
 
 describe('snapshots of the changed pages', () => {
   it('write only the pages changed since the last snapshot, and the snapshot holds what the database holds', async () => {

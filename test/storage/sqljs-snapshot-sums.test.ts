@@ -2,25 +2,17 @@
  * Damage in the snapshot is found when it is read: a checksum per page, kept beside it, checked
  * at open; stale or missing checksums are told from damage.
  */
-import { createHash } from 'node:crypto';
-import { copyFile, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SNAPSHOT_FILE, SNAPSHOT_SUMS_FILE } from '../../src-server/storage/sqljs/data-dir-files';
 import { PAGE_BYTES } from '../../src-server/storage/sqljs/file-changes';
 import { PageSums, SnapshotDamagedError } from '../../src-server/storage/sqljs/snapshot-sums';
 import { makeStatement } from './rows';
-import { closedAfterEach, crashCopy, openIn, removeTempDirs, tempDir, withStore } from './sqljs-helpers';
+import { closedAfterEach, crashCopy, dataDirFingerprint, openIn, removeTempDirs, tempDir, withStore } from './sqljs-helpers';
 
 afterAll(removeTempDirs);
 
-async function fingerprint(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const name of (await readdir(dir)).sort()) {
-    if (name !== 'lore.lock') out[name] = createHash('sha256').update(await readFile(path.join(dir, name))).digest('hex');
-  }
-  return out;
-}
 
 describe('page checksums of the snapshot', () => {
   const track = closedAfterEach();
@@ -55,7 +47,7 @@ describe('page checksums of the snapshot', () => {
     const middle = Math.floor(image.length / PAGE_BYTES / 2);
     image.fill(0x33, middle * PAGE_BYTES, (middle + 2) * PAGE_BYTES);
     await writeFile(file, image);
-    const before = await fingerprint(dir);
+    const before = await dataDirFingerprint(dir, ['lore.lock']);
 
     const error = await openIn(dir).then(
       () => null,
@@ -65,7 +57,7 @@ describe('page checksums of the snapshot', () => {
     const message = (error as Error).message;
     expect(message).toContain(`${file} is damaged: 2 pages: ${middle} (bytes ${middle * PAGE_BYTES}–`);
     expect(message).toContain(`npm run restore -- --data-dir ${dir} --from <backup> --replay-journal`);
-    expect(await fingerprint(dir)).toEqual(before);
+    expect(await dataDirFingerprint(dir, ['lore.lock'])).toEqual(before);
   });
 
   it('open a data directory of an older version (no checksums) after a quick_check, and write them', async () => {
