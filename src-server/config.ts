@@ -20,6 +20,9 @@ export const SERVICE_SETTINGS = [
   { flag: 'backup-dir', env: 'LRS_BACKUP_DIR', default: 'backups beside the data directory', help: 'where scheduled backups are written (an external disk, a synced folder)' },
   { flag: 'backup-interval', env: 'LRS_BACKUP_INTERVAL', default: '24h', help: 'time between scheduled backups: 30s, 15m, 6h, 7d; off for none' },
   { flag: 'backup-keep', env: 'LRS_BACKUP_KEEP', default: '7', help: 'scheduled backups kept; older ones are deleted' },
+  { flag: 'database-url', env: 'LRS_DATABASE_URL', default: 'none: the embedded database in --data-dir', help: 'postgres://user:password@host:5432/db to keep the data in PostgreSQL (docs/deploy.md)' },
+  { flag: 'db-pool-size', env: 'LRS_DB_POOL_SIZE', default: '10', help: 'PostgreSQL connections per service process' },
+  { flag: 'db-statement-timeout', env: 'LRS_DB_STATEMENT_TIMEOUT', default: '30s', help: 'longest a PostgreSQL statement may run before the request answers 503' },
 ] as const;
 
 const DURATION_UNITS_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
@@ -28,10 +31,16 @@ const DURATION_UNITS_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as
 export function parseBackupInterval(text: string): number | null {
   const trimmed = text.trim().toLowerCase();
   if (trimmed === 'off' || trimmed === '0') return null;
-  const match = /^(\d+(?:\.\d+)?)\s*(s|m|h|d)$/.exec(trimmed);
-  if (!match) throw new ConfigError(`Invalid configuration (backupInterval): "${text}" is not a duration such as 30s, 15m, 6h or 7d (or off)`);
-  const ms = Number(match[1]) * DURATION_UNITS_MS[match[2] as keyof typeof DURATION_UNITS_MS];
-  if (ms < 1000) throw new ConfigError('Invalid configuration (backupInterval): at least 1s');
+  return parseDuration(text, 'backupInterval');
+}
+
+/** `500ms`, `30s`, `15m`, `6h`, `7d` in milliseconds, at least 1 s; `setting` names it in the error. */
+function parseDuration(text: string, setting: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)$/.exec(text.trim().toLowerCase());
+  if (!match) throw new ConfigError(`Invalid configuration (${setting}): "${text}" is not a duration such as 30s, 15m, 6h or 7d`);
+  const unit = match[2]!;
+  const ms = Number(match[1]) * (unit === 'ms' ? 1 : DURATION_UNITS_MS[unit as keyof typeof DURATION_UNITS_MS]);
+  if (ms < 1000) throw new ConfigError(`Invalid configuration (${setting}): at least 1s`);
   return Math.round(ms);
 }
 
@@ -54,6 +63,14 @@ const configSchema = z.object({
       /** null: no scheduled backups. */
       intervalMs: z.number().int().positive().nullable(),
       keep: z.coerce.number().int('backup-keep must be a whole number').min(1, 'backup-keep must be at least 1'),
+    })
+    .optional(),
+  /** PostgreSQL storage (storage/postgres/); absent: the embedded sql.js database in dataDir. */
+  database: z
+    .object({
+      url: z.string().regex(/^postgres(ql)?:\/\//, 'database-url must start with postgres:// (or postgresql://)'),
+      poolSize: z.coerce.number().int('db-pool-size must be a whole number').min(1, 'db-pool-size must be at least 1').max(1000, 'db-pool-size must be at most 1000'),
+      statementTimeoutMs: z.number().int().positive(),
     })
     .optional(),
 });
@@ -97,6 +114,10 @@ export function readCommandLine(argv: string[], env: NodeJS.ProcessEnv): Command
       intervalMs: parseBackupInterval(text('backup-interval') ?? env.LRS_BACKUP_INTERVAL ?? '24h'),
       keep: text('backup-keep') ?? env.LRS_BACKUP_KEEP ?? 7,
     },
+    database: databaseSettings(text('database-url') ?? (env.LRS_DATABASE_URL || undefined), {
+      poolSize: text('db-pool-size') ?? env.LRS_DB_POOL_SIZE ?? 10,
+      statementTimeout: text('db-statement-timeout') ?? env.LRS_DB_STATEMENT_TIMEOUT ?? '30s',
+    }),
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -106,6 +127,11 @@ export function readCommandLine(argv: string[], env: NodeJS.ProcessEnv): Command
   if (!limits.ok) throw new ConfigError(`Invalid configuration: ${limits.message}`);
   const config = { ...parsed.data, limits: limits.limits };
   return flags['reset-admin-token'] === true ? { command: 'reset-admin-token', config } : { command: 'serve', config };
+}
+
+function databaseSettings(url: string | undefined, settings: { poolSize: string | number; statementTimeout: string }) {
+  if (url === undefined) return undefined;
+  return { url, poolSize: settings.poolSize, statementTimeoutMs: parseDuration(settings.statementTimeout, 'dbStatementTimeout') };
 }
 
 /** `backups` beside the data directory: on the same disk, but outside the directory a repair or restore rewrites. */

@@ -7,7 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { resetAdminToken } from './admin/admin-token';
 import { ConfigError, helpText, readCommandLine, type ServiceConfig } from './config';
-import { startService } from './service';
+import { databaseLabel, startService } from './service';
 import { lockDataDir } from './storage/sqljs/lock';
 
 async function main(): Promise<void> {
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   // never sees the URL without the token that goes with it.
   const banner = [
     `Lore LRS listening on ${service.url}`,
-    `  data directory: ${config.dataDir}`,
+    config.database ? `  database:       PostgreSQL at ${databaseLabel(config.database.url)}` : `  data directory: ${config.dataDir}`,
     `  admin API:      ${service.url}/admin/api`,
     `  web console:    ${service.url}/admin/`,
   ];

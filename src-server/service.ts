@@ -9,8 +9,9 @@ import { BackupSchedule } from './admin/backup-schedule';
 import type { ServiceConfig } from './config';
 import { buildServer } from './http/build-server';
 import { LIMIT_DEFAULTS, rejectedRetentionFor } from './limits';
+import { openPostgresStorage } from './storage/postgres/postgres-storage';
 import { openSqljsStorage } from './storage/sqljs/sqljs-storage';
-import type { StoreRecord } from './storage/storage';
+import type { Storage, StoreRecord } from './storage/storage';
 
 export interface RunningService {
   /** Where the service listens, e.g. http://127.0.0.1:8411 */
@@ -43,6 +44,16 @@ export function snapshotThresholdFromEnv(env: NodeJS.ProcessEnv): number | undef
   return bytes;
 }
 
+/** host:port/database of a database URL: never its user or password, which logs must not hold. */
+export function databaseLabel(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.host}${parsed.pathname}`;
+  } catch {
+    return 'the configured database';
+  }
+}
+
 function urlHost(host: string): string {
   if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
   return host.includes(':') ? `[${host}]` : host;
@@ -55,15 +66,23 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   // Rejected-log retention (storage/sqljs/retention.ts): pruned soon after start, then every 10 minutes.
   const limits = config.limits ?? LIMIT_DEFAULTS;
   const rejectionRetention = { forStore: (store: StoreRecord) => rejectedRetentionFor(limits, store.limits) };
-  const storage = await openSqljsStorage({
-    dataDir: config.dataDir,
-    wasmPath: options.wasmPath,
-    log,
-    snapshotThresholdBytes,
-    rejectionRetention,
-    // With backups scheduled, the journal since the newest one is kept for a restore to replay.
-    keepJournalSinceBackup: config.backups?.intervalMs != null,
-  });
+  const storage: Storage = config.database
+    ? await openPostgresStorage({
+        url: config.database.url,
+        poolSize: config.database.poolSize,
+        statementTimeoutMs: config.database.statementTimeoutMs,
+        log,
+      })
+    : await openSqljsStorage({
+        dataDir: config.dataDir,
+        wasmPath: options.wasmPath,
+        log,
+        snapshotThresholdBytes,
+        rejectionRetention,
+        // With backups scheduled, the journal since the newest one is kept for a restore to replay.
+        keepJournalSinceBackup: config.backups?.intervalMs != null,
+      });
+  if (config.database) log(`storage: PostgreSQL at ${databaseLabel(config.database.url)}`);
   try {
     const adminToken = resolveAdminToken(config.dataDir, config.adminToken);
     // The public URL is known only once the port is: `--port 0` picks one at listen time.
@@ -81,9 +100,10 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       backups: () => backupStatus.current?.status(),
     });
     // Scheduled backups (admin/backup-schedule.ts), started once the service listens.
-    const writeBackup = storage.writeBackup.bind(storage);
+    // A database server is backed up with its own tools (docs/deploy.md): no scheduled files.
+    const writeBackup = storage.writeBackup?.bind(storage);
     const backupSchedule =
-      config.backups?.intervalMs != null
+      config.backups?.intervalMs != null && writeBackup
         ? new BackupSchedule({ dir: config.backups.dir, intervalMs: config.backups.intervalMs, keep: config.backups.keep, write: writeBackup, log, owner: config.dataDir })
         : null;
     backupStatus.current = backupSchedule;

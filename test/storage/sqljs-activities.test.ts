@@ -1,7 +1,7 @@
 /** sql.js specifics of Activity definitions (sqljs/activities.ts); the contract runs in storage-contract.ts. */
 import { readFile } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { mergeDefinition } from '../../src-server/storage/sqljs/activities';
+import { mergeDefinition } from '../../src-server/storage/activity-merge';
 import { decodeJournal } from '../../src-server/storage/sqljs/journal-format';
 import { makeStatement } from './rows';
 import { journalFiles, openIn, removeTempDirs, rewriteSnapshot, tempDir, withStore } from './sqljs-helpers';

@@ -16,6 +16,7 @@ import type { DisplayNames, IngestionQuery, IngestionStats } from '../storage';
 import type { RejectionOpRow } from './rejections';
 import type { StatementOpRow } from './statement-writes';
 import type { Sql } from './sql';
+import { languageMap, objectActivityId } from '../statement-facts';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
@@ -98,14 +99,6 @@ const upsertTop = (table: string) => `INSERT INTO ${table} (store_num, kind, per
  ON CONFLICT (store_num, kind, period, value) DO UPDATE SET count = count + excluded.count`;
 const UPSERT_TOP_HOUR = upsertTop('ingestion_top_hours');
 const UPSERT_TOP_DAY = upsertTop('ingestion_top_days');
-
-/** The object Activity id of a statement, or null when its object is not an Activity. */
-function objectActivityId(statement: Record<string, unknown>): string | null {
-  const object = statement.object as { objectType?: unknown; id?: unknown } | undefined;
-  if (typeof object !== 'object' || object === null) return null;
-  if (object.objectType !== undefined && object.objectType !== 'Activity') return null;
-  return typeof object.id === 'string' ? object.id : null;
-}
 
 /** Counts per key, summed until they are written: one upsert per distinct key. */
 class Tally<T extends unknown[]> {
@@ -259,13 +252,6 @@ export function ingestionReportRows(sql: Sql, storeNum: number | null, query: In
   };
 
   return { series, totals, topVerbs: top('verb'), topActivities: top('activity') };
-}
-
-/** A language map, when `value` is one (an object of strings). */
-function languageMap(value: unknown): Record<string, string> | null {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
-  const entries = Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
-  return entries.length > 0 ? Object.fromEntries(entries) : null;
 }
 
 /**

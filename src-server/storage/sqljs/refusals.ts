@@ -7,6 +7,7 @@
  * Ids are decided when a write is planned (the table's last id + 1), so replay inserts the same
  * rows under the same ids. Pruning reuses the rejected log's bounds and chunking (retention.ts).
  */
+import { refusalFields } from '../row-values';
 import type { RefusalPage, RefusalQuery, RefusalRow, StoredRefusal } from '../storage';
 import { PRUNE_CHUNK } from './retention';
 import type { RetentionBounds } from './retention';
@@ -70,21 +71,7 @@ export function insertRefusalsOp(state: ApplyState, rows: Array<RefusalRow & { s
   return {
     t: 'insertRefusals',
     // Exactly the interface's fields: nothing else a caller attached reaches the journal.
-    rows: rows.map((r, i) => ({
-      id: first + i,
-      storeNum: r.storeNum,
-      at: r.at,
-      lastAt: r.lastAt,
-      count: r.count,
-      method: r.method,
-      path: r.path,
-      status: r.status,
-      code: r.code,
-      reason: r.reason,
-      keyId: r.keyId,
-      client: r.client,
-      userAgent: r.userAgent,
-    })),
+    rows: rows.map((r, i) => ({ id: first + i, storeNum: r.storeNum, ...refusalFields(r) })),
   };
 }
 

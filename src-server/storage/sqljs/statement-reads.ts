@@ -2,6 +2,7 @@
  * Reading statements from the embedded database: one by id, GET /statements pages (with the
  * statements that match through their StatementRef target), and raw attachments.
  */
+import { LazyStoredStatement } from '../row-values';
 import type { StatementPage, StatementQuery, StoredStatement } from '../storage';
 import { STATEMENT_COLUMNS, runQuery, statementQuery } from './queries';
 import type { Row, Sql } from './sql';
@@ -50,36 +51,7 @@ export function findAttachmentRows(
   return found;
 }
 
-/**
- * A row in STATEMENT_COLUMNS order. The statement is parsed only when asked for: a page of GET
- * /statements in the default format is answered from the stored text (statementJson). A class, so
- * the getter lives on the prototype: an object literal with its own getter cost a page of 50 ~3%
- * of a filtered GET's CPU at 1M statements.
- */
-class StoredStatementRow implements StoredStatement {
-  readonly seq: number;
-  readonly statementId: string;
-  readonly statementJson: string;
-  readonly stored: string;
-  readonly voided: boolean;
-  readonly keyId: string;
-  private parsed: Record<string, unknown> | undefined;
-
-  constructor(row: Row) {
-    this.seq = row[0] as number;
-    this.statementId = row[1] as string;
-    this.statementJson = row[2] as string;
-    this.stored = row[3] as string;
-    this.voided = row[4] === 1;
-    this.keyId = row[5] as string;
-  }
-
-  get statement(): Record<string, unknown> {
-    this.parsed ??= JSON.parse(this.statementJson) as Record<string, unknown>;
-    return this.parsed;
-  }
-}
-
+/** A row in STATEMENT_COLUMNS order. */
 export function toStoredStatement(row: Row): StoredStatement {
-  return new StoredStatementRow(row);
+  return new LazyStoredStatement(row[0] as number, row[1] as string, row[2] as string, row[3] as string, row[4] === 1, row[5] as string);
 }

@@ -6,6 +6,7 @@
  * Activity definitions (activities.ts) and the ingestion counts (ingestion.ts).
  */
 import type { IndexTerm, InsertStatementsResult, StatementRow } from '../storage';
+import { dedupeTerms } from '../row-values';
 import { mergeActivityDefinitions, upsertActivities } from './activities';
 import type { ActivityOpRow } from './activities';
 import { toMs } from './ops';
@@ -189,17 +190,6 @@ function toOpRow(row: StatementRow, seq: number): StatementOpRow {
     }));
   }
   return opRow;
-}
-
-/** One term per (kind, value): primary when any of its occurrences is. */
-function dedupeTerms(terms: IndexTerm[]): IndexTerm[] {
-  const byKey = new Map<string, IndexTerm>();
-  for (const term of terms) {
-    const key = `${term.kind}\u0000${term.value}`;
-    const seen = byKey.get(key);
-    if (!seen || (term.primary && !seen.primary)) byKey.set(key, { kind: term.kind, value: term.value, primary: term.primary });
-  }
-  return [...byKey.values()];
 }
 
 /**

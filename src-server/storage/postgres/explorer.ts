@@ -1,0 +1,106 @@
+/**
+ * Rejections and the Statement Explorer in PostgreSQL: statements the LRS refused, kept as
+ * received with the reason, and the search over them and the stored statements, newest first in
+ * one seq order (both take their seqs from `record_seq`).
+ */
+import { withoutProperties } from '../../xapi/received-statement';
+import type { ExplorerPage, ExplorerQuery, ExplorerRecord, RejectionRow, StoredStatement } from '../storage';
+import type { PostgresDatabase, Tx } from './database';
+import { countRejections } from './ingestion';
+import { takeSeqs } from './record-seq';
+import { explorerRejectionQuery, explorerStatementQuery } from './statement-queries';
+import { toStoredStatement } from './statement-reads';
+import type { StatementDbRow } from './statement-reads';
+
+/** The registration a rejected payload names, lower-cased, so the Explorer can find it by one. */
+function payloadRegistration(payload: unknown): string | null {
+  const context = (payload as { context?: { registration?: unknown } } | null)?.context;
+  return typeof context?.registration === 'string' ? context.registration.toLowerCase() : null;
+}
+
+export async function insertRejectionRows(tx: Tx, storeNum: number, rows: RejectionRow[]): Promise<void> {
+  const seqs = await takeSeqs(tx, rows.length);
+  await tx.query(
+    `INSERT INTO rejections (store_num, seq, received_at, received_ms, key_id, statement_id, payload, error, agent, verb_id, activity_id, registration)
+     SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
+       $11::text[], $12::text[])`,
+    [
+      storeNum,
+      seqs,
+      rows.map((r) => r.receivedAt),
+      rows.map((r) => Date.parse(r.receivedAt)),
+      rows.map((r) => r.keyId),
+      rows.map((r) => r.statementId),
+      rows.map((r) => JSON.stringify(r.payload ?? null)),
+      rows.map((r) => JSON.stringify(r.error)),
+      rows.map((r) => r.agent),
+      rows.map((r) => r.verbId),
+      rows.map((r) => r.activityId),
+      rows.map((r) => payloadRegistration(r.payload)),
+    ],
+  );
+  await countRejections(tx, storeNum, rows);
+}
+
+interface ExplorerStatementRow extends StatementDbRow {
+  received: string | null;
+  lrs_added: string[] | null;
+  warnings: string | null;
+}
+
+interface RejectionDbRow {
+  seq: number;
+  statement_id: string | null;
+  payload: string;
+  received_at: string;
+  key_id: string;
+  error: string;
+}
+
+/** The statement as the client sent it, from a row's columns and its stored statement. */
+function receivedStatement(stored: StoredStatement, row: ExplorerStatementRow): unknown {
+  if (row.received !== null) return JSON.parse(row.received);
+  return row.lrs_added === null ? stored.statement : withoutProperties(stored.statement, row.lrs_added);
+}
+
+/** One page; `limit` is checked by the caller. */
+export async function searchExplorerRows(db: PostgresDatabase, storeNum: number, query: ExplorerQuery): Promise<ExplorerPage> {
+  const { limit } = query;
+  const records: ExplorerRecord[] = [];
+  if (query.status !== 'rejected') {
+    const q = explorerStatementQuery(storeNum, query, limit + 1);
+    for (const row of await db.query<ExplorerStatementRow>(q.text, q.values)) {
+      const s = toStoredStatement(row);
+      records.push({
+        seq: s.seq,
+        status: s.voided ? 'voided' : 'accepted',
+        statementId: s.statementId,
+        receivedAt: s.stored,
+        keyId: s.keyId,
+        statement: receivedStatement(s, row),
+        stored: s.statement,
+        warnings: row.warnings === null ? [] : (JSON.parse(row.warnings) as ExplorerRecord['warnings']),
+        error: null,
+      });
+    }
+  }
+  // A rejected statement has errors, not warnings: "only with warnings" leaves them out.
+  if ((query.status === undefined || query.status === 'rejected') && !query.warned) {
+    const q = explorerRejectionQuery(storeNum, query, limit + 1);
+    for (const row of await db.query<RejectionDbRow>(q.text, q.values)) {
+      records.push({
+        seq: row.seq,
+        status: 'rejected',
+        statementId: row.statement_id,
+        receivedAt: row.received_at,
+        keyId: row.key_id,
+        statement: JSON.parse(row.payload),
+        error: JSON.parse(row.error) as ExplorerRecord['error'],
+      });
+    }
+  }
+  // Each half is newest first and holds up to limit + 1 rows: the page is the newest `limit` of both.
+  records.sort((a, b) => b.seq - a.seq);
+  const page = records.slice(0, limit);
+  return { records: page, nextBeforeSeq: records.length > limit ? page[page.length - 1]!.seq : null };
+}

@@ -1,0 +1,198 @@
+/**
+ * Console statistics in PostgreSQL: per-minute counts of accepted, voiding and rejected
+ * statements, and per-hour and per-day counts of accepted statements by verb and object Activity.
+ *
+ * Each write appends its counts as new rows in its own transaction (never an update of a shared
+ * row: concurrent writers of one Store would otherwise wait on each other's commit), and a report
+ * sums the rows of its range. `foldIngestionRows` replaces the rows of past minutes, hours and
+ * days by one row per key now and then, so a report reads about as many rows as on sql.js.
+ */
+import type { DisplayNames, IngestionQuery, IngestionStats, RejectionRow, StatementRow } from '../storage';
+import { languageMap, objectActivityId } from '../statement-facts';
+import type { PostgresDatabase, Tx } from './database';
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+const BUCKET_MINUTES = { minute: 1, hour: 60, day: 1440 } as const;
+
+type TopKind = 'verb' | 'activity';
+
+/** Appends the counts of accepted statements. */
+export async function countStatements(tx: Tx, storeNum: number, rows: StatementRow[]): Promise<void> {
+  const minutes = new Map<number, { accepted: number; voided: number }>();
+  const top = new Map<string, { unit: 'h' | 'd'; kind: TopKind; period: number; value: string; count: number }>();
+  const addTop = (kind: TopKind, ms: number, value: string) => {
+    for (const [unit, size] of [['h', HOUR_MS], ['d', DAY_MS]] as const) {
+      const period = Math.floor(ms / size);
+      const key = `${unit}\u0000${kind}\u0000${period}\u0000${value}`;
+      const entry = top.get(key);
+      if (entry) entry.count++;
+      else top.set(key, { unit, kind, period, value, count: 1 });
+    }
+  };
+  for (const row of rows) {
+    const ms = Date.parse(row.stored);
+    const minute = Math.floor(ms / MINUTE_MS);
+    const counts = minutes.get(minute) ?? { accepted: 0, voided: 0 };
+    counts.accepted++;
+    if (row.voidsStatementId !== null) counts.voided++;
+    minutes.set(minute, counts);
+    addTop('verb', ms, row.verbId);
+    const activity = objectActivityId(row.statement);
+    if (activity !== null) addTop('activity', ms, activity);
+  }
+  await appendMinutes(tx, storeNum, [...minutes].map(([minute, c]) => ({ minute, accepted: c.accepted, voided: c.voided, rejected: 0 })));
+  const entries = [...top.values()];
+  await tx.query(
+    `INSERT INTO ingestion_top (store_num, unit, kind, period, value, count)
+     SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[], $6::integer[])`,
+    [storeNum, entries.map((e) => e.unit), entries.map((e) => e.kind), entries.map((e) => e.period), entries.map((e) => e.value), entries.map((e) => e.count)],
+  );
+}
+
+/** Appends the counts of rejected statements. */
+export async function countRejections(tx: Tx, storeNum: number, rows: RejectionRow[]): Promise<void> {
+  const minutes = new Map<number, number>();
+  for (const row of rows) {
+    const minute = Math.floor(Date.parse(row.receivedAt) / MINUTE_MS);
+    minutes.set(minute, (minutes.get(minute) ?? 0) + 1);
+  }
+  await appendMinutes(tx, storeNum, [...minutes].map(([minute, rejected]) => ({ minute, accepted: 0, voided: 0, rejected })));
+}
+
+async function appendMinutes(tx: Tx, storeNum: number, rows: Array<{ minute: number; accepted: number; voided: number; rejected: number }>): Promise<void> {
+  await tx.query(
+    `INSERT INTO ingestion_minutes (store_num, minute, accepted, voided, rejected)
+     SELECT $1, * FROM unnest($2::bigint[], $3::integer[], $4::integer[], $5::integer[])`,
+    [storeNum, rows.map((r) => r.minute), rows.map((r) => r.accepted), rows.map((r) => r.voided), rows.map((r) => r.rejected)],
+  );
+}
+
+/**
+ * Folds the rows of each key older than the current minute (minutes) or hour (top lists) into one.
+ * One process at a time (a transaction-scoped advisory lock; the others skip); writers are not
+ * held: they only append.
+ */
+export async function foldIngestionRows(db: PostgresDatabase, nowMs = Date.now()): Promise<void> {
+  await db.transaction(async (tx) => {
+    const { rows } = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1, $2) AS locked', [0x4c6f7265, 2]);
+    if (!rows[0]?.locked) return;
+    await tx.query(
+      `WITH gone AS (
+         DELETE FROM ingestion_minutes WHERE minute < $1
+           AND (store_num, minute) IN (SELECT store_num, minute FROM ingestion_minutes WHERE minute < $1 GROUP BY 1, 2 HAVING count(*) > 1)
+         RETURNING *)
+       INSERT INTO ingestion_minutes (store_num, minute, accepted, voided, rejected)
+       SELECT store_num, minute, sum(accepted), sum(voided), sum(rejected) FROM gone GROUP BY store_num, minute`,
+      [Math.floor(nowMs / MINUTE_MS)],
+    );
+    await tx.query(
+      `WITH gone AS (
+         DELETE FROM ingestion_top WHERE (unit = 'h' AND period < $1 OR unit = 'd' AND period < $2)
+           AND (store_num, unit, kind, period, value) IN (
+             SELECT store_num, unit, kind, period, value FROM ingestion_top
+              WHERE unit = 'h' AND period < $1 OR unit = 'd' AND period < $2 GROUP BY 1, 2, 3, 4, 5 HAVING count(*) > 1)
+         RETURNING *)
+       INSERT INTO ingestion_top (store_num, unit, kind, period, value, count)
+       SELECT store_num, unit, kind, period, value, sum(count) FROM gone GROUP BY 1, 2, 3, 4, 5`,
+      [Math.floor(nowMs / HOUR_MS), Math.floor(nowMs / DAY_MS)],
+    );
+  });
+}
+
+/**
+ * The report of one Store (`storeNum`) or of every Store (null), as on sql.js: `since` and
+ * `until` are bucket starts; top lists count the whole hours the range touches.
+ */
+export async function ingestionReportRows(db: PostgresDatabase, storeNum: number | null, query: IngestionQuery): Promise<IngestionStats> {
+  const sinceMs = Date.parse(query.since);
+  const untilMs = Date.parse(query.until);
+  const size = BUCKET_MINUTES[query.bucket];
+  const storeFilter = storeNum === null ? '' : 'store_num = $4 AND ';
+  const storeParam = storeNum === null ? [] : [storeNum];
+
+  const totals = { accepted: 0, voided: 0, rejected: 0 };
+  const series: IngestionStats['series'] = [];
+  const buckets = await db.query<{ bucket: number; accepted: number; voided: number; rejected: number }>(
+    `SELECT minute / $1 AS bucket, sum(accepted)::bigint AS accepted, sum(voided)::bigint AS voided, sum(rejected)::bigint AS rejected
+       FROM ingestion_minutes WHERE ${storeFilter}minute >= $2 AND minute < $3 GROUP BY bucket ORDER BY bucket`,
+    [size, Math.floor(sinceMs / MINUTE_MS), Math.ceil(untilMs / MINUTE_MS), ...storeParam],
+  );
+  for (const b of buckets) {
+    series.push({ start: new Date(b.bucket * size * MINUTE_MS).toISOString(), accepted: b.accepted, rejected: b.rejected });
+    totals.accepted += b.accepted;
+    totals.voided += b.voided;
+    totals.rejected += b.rejected;
+  }
+
+  // The hours the range touches: whole days from the day rows, the hours around them from the hour rows.
+  const fromHour = Math.floor(sinceMs / HOUR_MS);
+  const toHour = Math.ceil(untilMs / HOUR_MS);
+  const fromDay = Math.ceil(fromHour / 24);
+  const toDay = Math.max(fromDay, Math.floor(toHour / 24));
+  const ranges: Array<[unit: 'h' | 'd', from: number, to: number]> =
+    fromDay < toDay
+      ? [
+          ['h', fromHour, fromDay * 24],
+          ['d', fromDay, toDay],
+          ['h', toDay * 24, toHour],
+        ]
+      : [['h', fromHour, toHour]];
+  const top = async (kind: TopKind) => {
+    const parts: string[] = [];
+    const values: unknown[] = [kind, query.top, ...storeParam];
+    for (const [unit, from, to] of ranges) {
+      if (from >= to) continue;
+      values.push(unit, from, to);
+      const n = values.length;
+      parts.push(
+        `SELECT value, count FROM ingestion_top WHERE ${storeNum === null ? '' : 'store_num = $3 AND '}unit = $${n - 2} AND kind = $1 AND period >= $${n - 1} AND period < $${n}`,
+      );
+    }
+    if (parts.length === 0) return [];
+    const rows = await db.query<{ value: string; n: number }>(
+      `SELECT value, sum(count)::bigint AS n FROM (${parts.join(' UNION ALL ')}) AS p GROUP BY value ORDER BY n DESC, value COLLATE "C" LIMIT $2`,
+      values,
+    );
+    return rows.map((row) => ({ id: row.value, count: row.n }));
+  };
+  return { series, totals, topVerbs: await top('verb'), topActivities: await top('activity') };
+}
+
+/**
+ * Display names for the top lists (Storage.displayNames): a verb's `display` from the newest
+ * statement with it (through the verb index), an Activity's `name` from its kept definition,
+ * looking in `storeNums` in order until one knows it.
+ */
+export async function displayNameRows(db: PostgresDatabase, storeNums: number[], verbIds: string[], activityIds: string[]): Promise<DisplayNames> {
+  const names: DisplayNames = { verbs: {}, activities: {} };
+  for (const verbId of verbIds) {
+    for (const storeNum of storeNums) {
+      const [row] = await db.query<{ display: string | null }>(
+        `SELECT (statement::jsonb -> 'verb' -> 'display')::text AS display FROM statements
+          WHERE store_num = $1 AND verb_id = $2 ORDER BY seq DESC LIMIT 1`,
+        [storeNum, verbId],
+      );
+      const display = row?.display ? languageMap(JSON.parse(row.display)) : null;
+      if (display) {
+        names.verbs[verbId] = display;
+        break;
+      }
+    }
+  }
+  for (const activityId of activityIds) {
+    for (const storeNum of storeNums) {
+      const [row] = await db.query<{ name: string | null }>(
+        "SELECT (definition::jsonb -> 'name')::text AS name FROM activities WHERE store_num = $1 AND activity_id = $2",
+        [storeNum, activityId],
+      );
+      const name = row?.name ? languageMap(JSON.parse(row.name)) : null;
+      if (name) {
+        names.activities[activityId] = name;
+        break;
+      }
+    }
+  }
+  return names;
+}

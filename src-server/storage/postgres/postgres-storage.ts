@@ -1,0 +1,359 @@
+/**
+ * The Storage on PostgreSQL, for deployments past one laptop: any number of service processes on
+ * one database. Every write is one transaction, answered only after its COMMIT (with
+ * synchronous_commit on, so it is on the server's disk); reads see committed rows only. Races
+ * between processes are decided by the database: unique constraints, row locks, and transactions
+ * run again when they lose (database.ts). Nothing a request depends on lives only in one
+ * process's memory, except the last-used marks of API keys, written coalesced (below).
+ *
+ * This class only composes: each domain module holds its SQL. The schema is migrations.ts.
+ */
+import type {
+  ActivityRecord,
+  ApiKeyPatch,
+  ApiKeyRecord,
+  DisplayNames,
+  DocumentContent,
+  DocumentKey,
+  DocumentSet,
+  ExplorerPage,
+  ExplorerQuery,
+  IngestionQuery,
+  IngestionStats,
+  InsertStatementsResult,
+  RefusalPage,
+  RefusalQuery,
+  RefusalRow,
+  RejectionRow,
+  StatementPage,
+  StatementQuery,
+  StatementRow,
+  Storage,
+  StorageStats,
+  StoreRecord,
+  StoredDocument,
+  StoredRefusal,
+  StoredStatement,
+} from '../storage';
+import { StorageNotFoundError } from '../errors';
+import { refusalFields } from '../row-values';
+import { PostgresDatabase } from './database';
+import type { PostgresPoolOptions, Tx } from './database';
+import { deleteDocumentRow, deleteDocumentRows, findDocumentRow, listDocumentIdRows, upsertDocumentRow } from './documents';
+import { insertRejectionRows, searchExplorerRows } from './explorer';
+import { displayNameRows, foldIngestionRows, ingestionReportRows } from './ingestion';
+import { migrate } from './migrations';
+import {
+  deleteStoreRows,
+  findApiKeyRow,
+  findStoreRow,
+  insertApiKeyRow,
+  insertStoreRow,
+  listApiKeyRows,
+  listStoreRows,
+  touchApiKeyRows,
+  updateApiKeyRow,
+  updateStoreRow,
+} from './records';
+import type { StorePatch } from './records';
+import { settledSeq } from './record-seq';
+import { insertRefusalRows, listRefusalRows, SERVICE_WIDE } from './refusals';
+import { insertStatementRows } from './statement-writes';
+import { findAttachmentRows, findStatementRow, queryStatementRows } from './statement-reads';
+
+export interface PostgresStorageOptions extends PostgresPoolOptions {
+  /** How often coalesced last-used marks of API keys are written, ms (default 5 s). */
+  touchFlushIntervalMs?: number;
+  /** How often old ingestion rows are folded together, ms (default 60 s). */
+  foldIntervalMs?: number;
+  /** Awaited just before each write's COMMIT: tests hold writes short of durable there. */
+  beforeCommit?: () => Promise<void>;
+  log?: (message: string) => void;
+}
+
+const EMPTY_INGESTION: IngestionStats = { series: [], totals: { accepted: 0, voided: 0, rejected: 0 }, topVerbs: [], topActivities: [] };
+
+/** Connects, brings the schema up to date (migrations.ts) and starts the background work. */
+export async function openPostgresStorage(options: PostgresStorageOptions): Promise<PostgresStorage> {
+  const db = new PostgresDatabase(options);
+  try {
+    await migrate(db);
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+  return new PostgresStorage(db, options);
+}
+
+export class PostgresStorage implements Storage {
+  /** Last-used marks not yet written, by key id: one UPDATE per interval, not one per request. */
+  private readonly touches = new Map<string, string>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private closed = false;
+
+  constructor(
+    readonly db: PostgresDatabase,
+    private readonly options: PostgresStorageOptions,
+  ) {
+    const log = options.log ?? (() => {});
+    const every = (ms: number, work: () => Promise<void>, what: string) => {
+      const timer = setInterval(() => void work().catch((err: unknown) => log(`${what}: ${String(err)}`)), ms);
+      timer.unref();
+      this.timers.push(timer);
+    };
+    every(options.touchFlushIntervalMs ?? 5_000, () => this.flushTouches(), 'could not record when API keys were last used');
+    every(options.foldIntervalMs ?? 60_000, () => foldIngestionRows(this.db), 'could not fold the ingestion statistics');
+  }
+
+  private write<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.db.transaction(work, this.options.beforeCommit);
+  }
+
+  /** The Store's number for a write, locked against its deletion until the transaction ends. */
+  private async storeNumFor(tx: Tx, storeId: string): Promise<number> {
+    const { rows } = await tx.query<{ num: number }>('SELECT num FROM stores WHERE id = $1 FOR SHARE', [storeId]);
+    const num = rows[0]?.num;
+    if (num === undefined) throw new StorageNotFoundError('store_not_found', `no Store with id ${storeId}`);
+    return num;
+  }
+
+  /** A read of one Store's rows; `none` for a Store that does not exist. */
+  private async read<T>(storeId: string, none: T, read: (storeNum: number) => Promise<T>): Promise<T> {
+    const [row] = await this.db.query<{ num: number }>('SELECT num FROM stores WHERE id = $1', [storeId]);
+    return row ? read(row.num) : none;
+  }
+
+  // Stores and API keys (records.ts)
+
+  insertStore(store: StoreRecord): Promise<void> {
+    return insertStoreRow(this.db, store);
+  }
+
+  async findStoreBySlug(slug: string): Promise<StoreRecord | null> {
+    return withoutNum(await findStoreRow(this.db, 'slug', slug));
+  }
+
+  async findStoreById(id: string): Promise<StoreRecord | null> {
+    return withoutNum(await findStoreRow(this.db, 'id', id));
+  }
+
+  listStores(): Promise<StoreRecord[]> {
+    return listStoreRows(this.db);
+  }
+
+  updateStore(id: string, patch: StorePatch): Promise<void> {
+    return updateStoreRow(this.db, id, patch);
+  }
+
+  async deleteStore(id: string): Promise<void> {
+    await this.write(async (tx) => {
+      const { rows } = await tx.query<{ num: number }>('SELECT num FROM stores WHERE id = $1 FOR UPDATE', [id]);
+      if (rows[0]) await deleteStoreRows(tx, rows[0].num, true);
+    });
+  }
+
+  insertApiKey(key: ApiKeyRecord): Promise<void> {
+    return insertApiKeyRow(this.db, key);
+  }
+
+  async findApiKey(id: string): Promise<ApiKeyRecord | null> {
+    return this.withTouch(await findApiKeyRow(this.db, id));
+  }
+
+  async listApiKeys(storeId: string): Promise<ApiKeyRecord[]> {
+    return (await listApiKeyRows(this.db, storeId)).map((key) => this.withTouch(key)!);
+  }
+
+  /**
+   * A patch of only a (non-null) `lastUsedAt` is the per-request "key used" mark: kept in memory
+   * and written coalesced every `touchFlushIntervalMs` (and on close), so a request does not
+   * cost a write. A crash loses at most that interval of last-used times, as on sql.js.
+   */
+  async updateApiKey(id: string, patch: ApiKeyPatch): Promise<void> {
+    const defined = Object.entries(patch).filter(([, value]) => value !== undefined);
+    if (defined.length === 1 && defined[0]![0] === 'lastUsedAt' && typeof patch.lastUsedAt === 'string') {
+      if (!(await findApiKeyRow(this.db, id))) throw new StorageNotFoundError('api_key_not_found', `no API key with id ${id}`);
+      const pending = this.touches.get(id);
+      if (pending === undefined || pending < patch.lastUsedAt) this.touches.set(id, patch.lastUsedAt);
+      return;
+    }
+    await updateApiKeyRow(this.db, id, patch);
+  }
+
+  private withTouch(key: ApiKeyRecord | null): ApiKeyRecord | null {
+    const touched = key && this.touches.get(key.id);
+    return key && touched && (key.lastUsedAt === null || key.lastUsedAt < touched) ? { ...key, lastUsedAt: touched } : key;
+  }
+
+  private async flushTouches(): Promise<void> {
+    if (this.touches.size === 0) return;
+    const touches = [...this.touches];
+    this.touches.clear();
+    try {
+      await touchApiKeyRows(this.db, touches);
+    } catch (err) {
+      // Kept for the next interval, unless a newer mark came meanwhile.
+      for (const [id, at] of touches) if (!this.touches.has(id)) this.touches.set(id, at);
+      throw err;
+    }
+  }
+
+  // Statements (statement-writes.ts, statement-reads.ts)
+
+  insertStatements(storeId: string, rows: StatementRow[]): Promise<InsertStatementsResult> {
+    return this.write(async (tx) => insertStatementRows(tx, await this.storeNumFor(tx, storeId), rows));
+  }
+
+  findStatement(storeId: string, statementId: string): Promise<StoredStatement | null> {
+    return this.read(storeId, null, (storeNum) => findStatementRow(this.db, storeNum, statementId));
+  }
+
+  async queryStatements(storeId: string, query: StatementQuery): Promise<StatementPage> {
+    checkLimit(query.limit);
+    return this.read(storeId, { statements: [], nextAfterSeq: null }, (storeNum) => queryStatementRows(this.db, storeNum, query));
+  }
+
+  /** The settled seq (record-seq.ts): every statement up to it is committed, or never will be. */
+  currentSeq(): Promise<number> {
+    return settledSeq(this.db);
+  }
+
+  findAttachments(storeId: string, sha2s: string[]): Promise<Array<{ sha2: string; contentType: string; content: Uint8Array }>> {
+    return this.read(storeId, [], (storeNum) => findAttachmentRows(this.db, storeNum, sha2s));
+  }
+
+  findActivity(storeId: string, activityId: string): Promise<ActivityRecord | null> {
+    return this.read(storeId, null, async (storeNum) => {
+      const [row] = await this.db.query<{ definition: string; updated: string }>(
+        'SELECT definition, updated FROM activities WHERE store_num = $1 AND activity_id = $2',
+        [storeNum, activityId],
+      );
+      return row ? { activityId, definition: JSON.parse(row.definition) as Record<string, unknown>, updated: row.updated } : null;
+    });
+  }
+
+  // Rejections and the Statement Explorer (explorer.ts)
+
+  async insertRejections(storeId: string, rows: RejectionRow[]): Promise<void> {
+    if (rows.length === 0) {
+      if (!(await findStoreRow(this.db, 'id', storeId))) throw new StorageNotFoundError('store_not_found', `no Store with id ${storeId}`);
+      return;
+    }
+    await this.write(async (tx) => insertRejectionRows(tx, await this.storeNumFor(tx, storeId), rows));
+  }
+
+  async searchExplorer(storeId: string, query: ExplorerQuery): Promise<ExplorerPage> {
+    checkLimit(query.limit);
+    return this.read(storeId, { records: [], nextBeforeSeq: null }, (storeNum) => searchExplorerRows(this.db, storeNum, query));
+  }
+
+  // Refused requests (refusals.ts)
+
+  async insertRefusals(rows: Array<RefusalRow & { storeId: string | null }>): Promise<StoredRefusal[]> {
+    if (rows.length === 0) return [];
+    return this.write(async (tx) => {
+      // Rows of a Store deleted since the refusal are dropped: its log went with it.
+      const storeIds = [...new Set(rows.flatMap((row) => (row.storeId === null ? [] : [row.storeId])))];
+      const { rows: nums } = await tx.query<{ id: string; num: number }>('SELECT id, num FROM stores WHERE id = ANY($1::text[]) FOR SHARE', [storeIds]);
+      const numOf = new Map(nums.map((row) => [row.id, row.num]));
+      const kept = rows.flatMap((row) => {
+        const storeNum = row.storeId === null ? SERVICE_WIDE : numOf.get(row.storeId);
+        return storeNum === undefined ? [] : [{ ...row, storeNum }];
+      });
+      const ids = await insertRefusalRows(tx, kept);
+      return kept.map(({ storeNum: _storeNum, ...row }, i) => ({ ...refusalFields(row), storeId: row.storeId, id: ids[i]! }));
+    });
+  }
+
+  async listRefusals(query: RefusalQuery): Promise<RefusalPage> {
+    checkLimit(query.limit);
+    if (query.storeId === null) return listRefusalRows(this.db, SERVICE_WIDE, null, query);
+    const storeId = query.storeId;
+    return this.read(storeId, { refusals: [], nextBeforeId: null }, (storeNum) => listRefusalRows(this.db, storeNum, storeId, query));
+  }
+
+  // Documents (documents.ts)
+
+  findDocument(storeId: string, key: DocumentKey): Promise<StoredDocument | null> {
+    return this.read(storeId, null, (storeNum) => findDocumentRow(this.db, storeNum, key));
+  }
+
+  listDocumentIds(storeId: string, set: DocumentSet): Promise<string[]> {
+    return this.read(storeId, [], (storeNum) => listDocumentIdRows(this.db, storeNum, set));
+  }
+
+  upsertDocument(storeId: string, key: DocumentKey, document: DocumentContent, ifCurrent: string | null): Promise<boolean> {
+    return this.write(async (tx) => upsertDocumentRow(tx, await this.storeNumFor(tx, storeId), key, document, ifCurrent));
+  }
+
+  deleteDocument(storeId: string, key: DocumentKey, ifCurrent?: string): Promise<boolean> {
+    return this.write(async (tx) => deleteDocumentRow(tx, await this.storeNumFor(tx, storeId), key, ifCurrent));
+  }
+
+  deleteDocuments(storeId: string, set: DocumentSet): Promise<number> {
+    return this.write(async (tx) => deleteDocumentRows(tx, await this.storeNumFor(tx, storeId), set));
+  }
+
+  // Console: statistics and maintenance (ingestion.ts, records.ts)
+
+  async emptyStore(storeId: string): Promise<void> {
+    await this.write(async (tx) => {
+      const { rows } = await tx.query<{ num: number }>('SELECT num FROM stores WHERE id = $1 FOR UPDATE', [storeId]);
+      if (!rows[0]) throw new StorageNotFoundError('store_not_found', `no Store with id ${storeId}`);
+      await deleteStoreRows(tx, rows[0].num, false);
+    });
+  }
+
+  ingestionReport(query: IngestionQuery): Promise<IngestionStats> {
+    if (query.storeId === undefined) return ingestionReportRows(this.db, null, query);
+    return this.read(query.storeId, EMPTY_INGESTION, (storeNum) => ingestionReportRows(this.db, storeNum, query));
+  }
+
+  async displayNames(query: { storeId?: string; verbIds: string[]; activityIds: string[] }): Promise<DisplayNames> {
+    const stores =
+      query.storeId === undefined
+        ? await this.db.query<{ num: number }>('SELECT num FROM stores ORDER BY num')
+        : await this.db.query<{ num: number }>('SELECT num FROM stores WHERE id = $1', [query.storeId]);
+    return displayNameRows(
+      this.db,
+      stores.map((row) => row.num),
+      query.verbIds,
+      query.activityIds,
+    );
+  }
+
+  /**
+   * Statements are counted from the ingestion counts (a statement is never deleted but with its
+   * Store's rows, counts included); rejections from their table, which retention keeps bounded.
+   */
+  async stats(storeId?: string): Promise<StorageStats> {
+    const [row] = await this.db.query<{ statements: number; rejections: number; bytes: number }>(
+      `SELECT (SELECT coalesce(sum(accepted), 0)::bigint FROM ingestion_minutes WHERE $1::text IS NULL OR store_num = (SELECT num FROM stores WHERE id = $1)) AS statements,
+              (SELECT count(*) FROM rejections WHERE $1::text IS NULL OR store_num = (SELECT num FROM stores WHERE id = $1)) AS rejections,
+              pg_database_size(current_database()) AS bytes`,
+      [storeId ?? null],
+    );
+    return { statements: row?.statements ?? 0, rejections: row?.rejections ?? 0, databaseBytes: row?.bytes ?? 0 };
+  }
+
+  /** Every write is durable when it resolves (it committed): nothing to wait for. */
+  async sync(): Promise<void> {}
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const timer of this.timers) clearInterval(timer);
+    await this.flushTouches().catch((err: unknown) => this.options.log?.(`could not record when API keys were last used: ${String(err)}`));
+    await this.db.close();
+  }
+}
+
+function withoutNum(store: (StoreRecord & { num: number }) | null): StoreRecord | null {
+  if (!store) return null;
+  const { num: _num, ...record } = store;
+  return record;
+}
+
+function checkLimit(limit: number): void {
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, not ${limit}`);
+}

@@ -1,0 +1,64 @@
+/**
+ * Reading statements from PostgreSQL: one by id, GET /statements pages (with the statements that
+ * match through their StatementRef target), and raw attachments.
+ */
+import { LazyStoredStatement } from '../row-values';
+import type { StatementPage, StatementQuery, StoredStatement } from '../storage';
+import type { PostgresDatabase } from './database';
+import { STATEMENT_COLUMNS, hasTargetableFilter, statementQuery, targetingStatementQuery } from './statement-queries';
+
+/** A row in STATEMENT_COLUMNS. */
+export interface StatementDbRow {
+  seq: number;
+  statement_id: string;
+  statement: string;
+  stored: string;
+  voided: boolean;
+  key_id: string;
+}
+
+export function toStoredStatement(row: StatementDbRow): StoredStatement {
+  return new LazyStoredStatement(row.seq, row.statement_id, row.statement, row.stored, row.voided, row.key_id);
+}
+
+export async function findStatementRow(db: PostgresDatabase, storeNum: number, statementId: string): Promise<StoredStatement | null> {
+  const [row] = await db.query<StatementDbRow>(`SELECT ${STATEMENT_COLUMNS} FROM statements AS s WHERE s.store_num = $1 AND s.statement_id = $2`, [
+    storeNum,
+    statementId,
+  ]);
+  return row ? toStoredStatement(row) : null;
+}
+
+/** One page of GET /statements; `limit` is checked by the caller. */
+export async function queryStatementRows(db: PostgresDatabase, storeNum: number, query: StatementQuery): Promise<StatementPage> {
+  const { limit } = query;
+  const direct = statementQuery(storeNum, query, limit + 1);
+  let rows = await db.query<StatementDbRow>(direct.text, direct.values);
+  if (hasTargetableFilter(query)) {
+    // Statements that meet the filters through their StatementRef target: the page is the first
+    // limit + 1 of both halves, in the query's order, each row once.
+    const seen = new Set(rows.map((row) => row.seq));
+    const targeting = targetingStatementQuery(storeNum, query, limit + 1);
+    const extra = (await db.query<StatementDbRow>(targeting.text, targeting.values)).filter((row) => !seen.has(row.seq));
+    if (extra.length > 0) {
+      const direction = query.ascending ? 1 : -1;
+      rows = [...rows, ...extra].sort((a, b) => direction * (a.seq - b.seq)).slice(0, limit + 1);
+    }
+  }
+  const statements = rows.slice(0, limit).map(toStoredStatement);
+  return { statements, nextAfterSeq: rows.length > limit ? statements[statements.length - 1]!.seq : null };
+}
+
+/** Raw attachments by sha2 (xAPI §2.4.11), each sha2 once. */
+export async function findAttachmentRows(
+  db: PostgresDatabase,
+  storeNum: number,
+  sha2s: string[],
+): Promise<Array<{ sha2: string; contentType: string; content: Uint8Array }>> {
+  if (sha2s.length === 0) return [];
+  const rows = await db.query<{ sha2: string; content_type: string; content: Buffer }>(
+    'SELECT sha2, content_type, content FROM attachments WHERE store_num = $1 AND sha2 = ANY($2::text[])',
+    [storeNum, [...new Set(sha2s)]],
+  );
+  return rows.map((row) => ({ sha2: row.sha2, contentType: row.content_type, content: new Uint8Array(row.content) }));
+}

@@ -1,0 +1,57 @@
+/**
+ * Row values every Storage implementation prepares the same way: a statement's index terms once
+ * each, exactly the fields of a refusal, and a stored statement whose JSON is parsed only when read.
+ */
+import type { IndexTerm, RefusalRow, StoredStatement } from './storage';
+
+/** One term per (kind, value): primary when any of its occurrences is. */
+export function dedupeTerms(terms: IndexTerm[]): IndexTerm[] {
+  const byKey = new Map<string, IndexTerm>();
+  for (const term of terms) {
+    const key = `${term.kind}\u0000${term.value}`;
+    const seen = byKey.get(key);
+    if (!seen || (term.primary && !seen.primary)) byKey.set(key, { kind: term.kind, value: term.value, primary: term.primary });
+  }
+  return [...byKey.values()];
+}
+
+/** Exactly the interface's fields of a refusal: nothing else a caller attached is stored. */
+export function refusalFields(r: RefusalRow): RefusalRow {
+  return {
+    at: r.at,
+    lastAt: r.lastAt,
+    count: r.count,
+    method: r.method,
+    path: r.path,
+    status: r.status,
+    code: r.code,
+    reason: r.reason,
+    keyId: r.keyId,
+    client: r.client,
+    userAgent: r.userAgent,
+  };
+}
+
+/**
+ * A stored statement as read. The statement is parsed only when asked for: a page of GET
+ * /statements in the default format is answered from the stored text (statementJson). A class, so
+ * the getter lives on the prototype: an object literal with its own getter cost a page of 50 ~3%
+ * of a filtered GET's CPU at 1M statements.
+ */
+export class LazyStoredStatement implements StoredStatement {
+  private parsed: Record<string, unknown> | undefined;
+
+  constructor(
+    readonly seq: number,
+    readonly statementId: string,
+    readonly statementJson: string,
+    readonly stored: string,
+    readonly voided: boolean,
+    readonly keyId: string,
+  ) {}
+
+  get statement(): Record<string, unknown> {
+    this.parsed ??= JSON.parse(this.statementJson) as Record<string, unknown>;
+    return this.parsed;
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * Every query shape of GET /statements and of the Explorer is served by an index on PostgreSQL:
+ * over a few thousand rows (analyzed, so the planner knows the sizes), each plan reads its table
+ * through an index, never a sequential scan, and never sorts the rows it found.
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
+import type { PostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
+import { explorerRejectionQuery, explorerStatementQuery, statementQuery, targetingStatementQuery } from '../../src-server/storage/postgres/statement-queries';
+import type { BuiltQuery } from '../../src-server/storage/postgres/statement-queries';
+import type { ExplorerQuery, StatementQuery } from '../../src-server/storage/storage';
+import { createTestDatabase } from '../postgres/test-database';
+import type { TestDatabase } from '../postgres/test-database';
+import { ALICE, BOB, COMPLETED, ATTEMPTED, COURSE, MODULE, at, makeRejection, makeStatement, makeStore } from './rows';
+
+const REGISTRATION = '11111111-2222-4333-8444-555555555555';
+
+let db: TestDatabase;
+let storage: PostgresStorage;
+let client: pg.Client;
+let storeNum: number;
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+function nodes(plan: PlanNode): PlanNode[] {
+  return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
+}
+
+async function plan(query: BuiltQuery): Promise<PlanNode[]> {
+  const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) ${query.text}`, query.values);
+  return nodes(rows[0]!['QUERY PLAN'][0]!.Plan);
+}
+
+const BIG_TABLES = ['statements', 'term_postings', 'rejections'];
+
+/** `index`: the index a selective filter must be read through (null: any index will do). */
+async function expectIndexed(query: BuiltQuery, index: string | null = null): Promise<void> {
+  const all = await plan(query);
+  const described = all.map((n) => `${n['Node Type']}${n['Relation Name'] ? ` on ${n['Relation Name']}` : ''}${n['Index Name'] ? ` using ${n['Index Name']}` : ''}`);
+  const seqScans = all.filter((n) => n['Node Type'] === 'Seq Scan' && BIG_TABLES.includes(n['Relation Name'] ?? ''));
+  expect(seqScans, described.join('\n')).toEqual([]);
+  expect(all.filter((n) => n['Node Type'] === 'Sort'), described.join('\n')).toEqual([]);
+  expect(all.some((n) => /Index/.test(n['Node Type'])), described.join('\n')).toBe(true);
+  if (index !== null) expect(all.map((n) => n['Index Name']), described.join('\n')).toContain(index);
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  storage = await openPostgresStorage({ url: db.url, poolSize: 4 });
+  const store = makeStore();
+  await storage.insertStore(store);
+  // A second Store, so that a Store's rows are a part of each table.
+  const other = makeStore();
+  await storage.insertStore(other);
+  for (const target of [store, other]) {
+    let previous = '';
+    for (let batch = 0; batch < 20; batch++) {
+      const rows = Array.from({ length: 100 }, (_, i) => {
+        const n = batch * 100 + i;
+        if (n % 50 === 49) {
+          // Now and then a statement voiding the one before it (a StatementRef target).
+          const voiding = makeStatement({ voids: previous, storedAt: n });
+          return { ...voiding, targetStatementId: previous };
+        }
+        const row = makeStatement({
+          actor: n % 7 === 0 ? BOB : `mbox:mailto:learner${n % 300}@example.com`,
+          verb: n % 5 === 0 ? COMPLETED : n % 5 === 1 ? ATTEMPTED : `http://example.com/verbs/v${n % 40}`,
+          activity: n % 11 === 0 ? COURSE : `http://example.com/activity/${n % 500}`,
+          registration: n % 97 === 0 ? REGISTRATION : null,
+          storedAt: n,
+        });
+        previous = row.statementId;
+        return n % 13 === 0 ? { ...row, warnings: [{ field: 'timestamp', message: 'no time zone' }] } : row;
+      });
+      const result = await storage.insertStatements(target.id, rows);
+      expect(result.ok).toBe(true);
+    }
+    await storage.insertRejections(target.id, Array.from({ length: 500 }, (_, i) => makeRejection({ receivedAt: i })));
+  }
+  client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  await client.query('ANALYZE');
+  const { rows } = await client.query<{ num: number }>('SELECT num FROM stores WHERE id = $1', [store.id]);
+  storeNum = rows[0]!.num;
+}, 120_000);
+
+afterAll(async () => {
+  await client?.end();
+  await storage?.close();
+  await db?.drop();
+});
+
+// [name, query, the index a selective filter must use (null: any)]
+const STATEMENT_SHAPES: Array<[string, Omit<StatementQuery, 'limit'>, string | null]> = [
+  ['no filter, newest first', {}, 'statements_pkey'],
+  ['no filter, ascending', { ascending: true }, 'statements_pkey'],
+  ['a page further (more)', { afterSeq: 2500, maxSeq: 4000 }, 'statements_pkey'],
+  ['agent', { agent: ALICE }, 'term_postings_primary'],
+  ['agent, related', { agent: BOB, relatedAgents: true }, 'term_postings_pkey'],
+  ['activity', { activityId: COURSE }, 'term_postings_primary'],
+  ['activity, related', { activityId: MODULE, relatedActivities: true }, 'term_postings_pkey'],
+  ['verb', { verbId: COMPLETED }, null],
+  ['registration', { registration: REGISTRATION }, 'statements_registration'],
+  ['agent and verb', { agent: BOB, verbId: COMPLETED }, null],
+  ['agent and activity', { agent: BOB, activityId: COURSE }, null],
+  ['since and until', { since: at(100), until: at(900) }, null],
+  ['verb, since, ascending', { verbId: ATTEMPTED, since: at(100), ascending: true }, null],
+  ["a key's own", { keyId: 'lore_test_somekey' }, 'statements_key'],
+];
+
+const EXPLORER_SHAPES: Array<[string, Omit<ExplorerQuery, 'limit'>, string | null]> = [
+  ['everything', {}, 'statements_pkey'],
+  ['accepted', { status: 'accepted' }, null],
+  ['voided', { status: 'voided' }, 'statements_voided'],
+  ['rejected', { status: 'rejected' }, null],
+  ['agent', { agent: BOB }, 'term_postings_pkey'],
+  ['activity', { activityId: COURSE }, 'term_postings_pkey'],
+  ['verb', { verbId: COMPLETED }, null],
+  ['registration', { registration: REGISTRATION }, 'statements_registration'],
+  ['with warnings', { warned: true }, 'statements_warned'],
+  ['a time range', { since: at(100), until: at(200) }, null],
+  ['an older page', { beforeSeq: 1000 }, null],
+];
+
+describe('PostgreSQL query plans', () => {
+  for (const [name, query, index] of STATEMENT_SHAPES) {
+    it(`GET /statements by ${name} reads through an index`, async () => {
+      await expectIndexed(statementQuery(storeNum, { limit: 51, ...query }, 51), index);
+      if (query.agent || query.activityId || query.verbId || query.registration) {
+        await expectIndexed(targetingStatementQuery(storeNum, { limit: 51, ...query }, 51));
+      }
+    });
+  }
+  for (const [name, query, index] of EXPLORER_SHAPES) {
+    it(`the Explorer by ${name} reads through an index`, async () => {
+      await expectIndexed(explorerStatementQuery(storeNum, { limit: 26, ...query }, 26), index);
+      await expectIndexed(explorerRejectionQuery(storeNum, { limit: 26, ...query }, 26));
+    });
+  }
+});

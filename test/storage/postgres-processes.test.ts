@@ -1,0 +1,169 @@
+/**
+ * What several service processes on one PostgreSQL database rely on, with one storage per
+ * process: races decided by the database, seqs that readers can trust while writes commit out of
+ * order, and migrations that run once.
+ */
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SCHEMA_VERSION } from '../../src-server/storage/postgres/migrations';
+import { openPostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
+import type { PostgresStorage, PostgresStorageOptions } from '../../src-server/storage/postgres/postgres-storage';
+import type { DocumentKey } from '../../src-server/storage/storage';
+import { createTestDatabase } from '../postgres/test-database';
+import type { TestDatabase } from '../postgres/test-database';
+import { ALICE, COURSE, makeStatement, makeStore } from './rows';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function database(): Promise<TestDatabase> {
+  const db = await createTestDatabase();
+  cleanups.push(db.drop);
+  return db;
+}
+
+/** One "process": its own storage (and pool) on the database. */
+async function processOn(db: TestDatabase, options: Partial<PostgresStorageOptions> = {}): Promise<PostgresStorage> {
+  const storage = await openPostgresStorage({ url: db.url, poolSize: 4, ...options });
+  cleanups.push(() => storage.close());
+  return storage;
+}
+
+/** A gate a storage's writes wait at just before COMMIT, while it is closed. */
+function commitGate(): { beforeCommit: () => Promise<void>; close: () => void; open: () => void; reached: Promise<void> } {
+  let gate: Promise<void> | null = null;
+  let release = () => {};
+  let signalReached = () => {};
+  const reached = new Promise<void>((resolve) => (signalReached = resolve));
+  return {
+    beforeCommit: async () => {
+      signalReached();
+      if (gate) await gate;
+    },
+    close: () => {
+      gate = new Promise((resolve) => (release = resolve));
+    },
+    open: () => {
+      gate = null;
+      release();
+    },
+    reached,
+  };
+}
+
+describe('PostgreSQL storage with several processes', () => {
+  it('never lets a reader page past a lower seq that commits later', async () => {
+    const db = await database();
+    const gate = commitGate();
+    const slow = await processOn(db, { beforeCommit: gate.beforeCommit });
+    const fast = await processOn(db);
+    const store = makeStore();
+    await fast.insertStore(store);
+    const [before] = await Promise.all([fast.insertStatements(store.id, [makeStatement({ actor: ALICE })])]);
+    expect(before.ok).toBe(true);
+    const settledBefore = await fast.currentSeq();
+
+    gate.close();
+    const lower = makeStatement({ actor: ALICE });
+    const slowWrite = slow.insertStatements(store.id, [lower]); // takes its seq, then waits before COMMIT
+    await gate.reached;
+    const higher = makeStatement({ actor: ALICE });
+    await fast.insertStatements(store.id, [higher]); // a higher seq, committed first
+
+    // The higher statement is readable by id, but a page bounded by the settled seq stops below
+    // the uncommitted lower one, so a client paging on cannot skip it.
+    expect(await fast.findStatement(store.id, higher.statementId)).not.toBeNull();
+    const settledWhileHeld = await fast.currentSeq();
+    expect(settledWhileHeld).toBe(settledBefore);
+    const page = await fast.queryStatements(store.id, { limit: 10, maxSeq: settledWhileHeld });
+    expect(page.statements.map((s) => s.statementId)).not.toContain(higher.statementId);
+
+    gate.open();
+    await slowWrite;
+    const settledAfter = await fast.currentSeq();
+    const all = await fast.queryStatements(store.id, { limit: 10, maxSeq: settledAfter });
+    expect(all.statements.map((s) => s.statementId)).toEqual(expect.arrayContaining([lower.statementId, higher.statementId]));
+  });
+
+  it('stores one statement id once when two processes write it at the same moment', async () => {
+    const db = await database();
+    const a = await processOn(db);
+    const b = await processOn(db);
+    const store = makeStore();
+    await a.insertStore(store);
+    for (let round = 0; round < 10; round++) {
+      const row = makeStatement({ actor: ALICE, activity: COURSE });
+      const [ra, rb] = await Promise.all([a.insertStatements(store.id, [row]), b.insertStatements(store.id, [{ ...row }])]);
+      expect(ra.ok && rb.ok).toBe(true);
+      const inserted = [ra, rb].flatMap((r) => (r.ok ? r.inserted : []));
+      const unchanged = [ra, rb].flatMap((r) => (r.ok ? r.unchanged : []));
+      expect(inserted).toEqual([row.statementId]);
+      expect(unchanged).toEqual([row.statementId]);
+
+      // The same id with other content: one of the two is told it conflicts.
+      const other = makeStatement({ actor: ALICE });
+      const [ca, cb] = await Promise.all([
+        a.insertStatements(store.id, [other]),
+        b.insertStatements(store.id, [{ ...other, signature: `${other.signature}-different` }]),
+      ]);
+      expect([ca.ok, cb.ok].sort()).toEqual([false, true]);
+    }
+    const stats = await a.stats(store.id);
+    expect(stats.statements).toBe(20);
+  });
+
+  it('gives one of two writers with the same document precondition the write, the other a refusal', async () => {
+    const db = await database();
+    const a = await processOn(db);
+    const b = await processOn(db);
+    const store = makeStore();
+    await a.insertStore(store);
+    const key: DocumentKey = { kind: 'state', activityId: COURSE, agent: ALICE, registration: null, id: 'bookmark' };
+    const doc = (etag: string) => ({ contentType: 'text/plain', content: new TextEncoder().encode(etag), etag, updated: new Date().toISOString() });
+    for (let round = 0; round < 10; round++) {
+      // Both saw no document (If-None-Match: *), then both saw the same etag (If-Match).
+      const current = (await a.findDocument(store.id, key))?.etag ?? null;
+      const results = await Promise.all([a.upsertDocument(store.id, key, doc(`a${round}`), current), b.upsertDocument(store.id, key, doc(`b${round}`), current)]);
+      expect(results.filter(Boolean)).toHaveLength(1);
+      const stored = await b.findDocument(store.id, key);
+      expect(stored?.etag).toBe(results[0] ? `a${round}` : `b${round}`);
+    }
+  });
+
+  it('merges the definitions two processes store for the same new Activity at once', async () => {
+    const db = await database();
+    const a = await processOn(db);
+    const b = await processOn(db);
+    const store = makeStore();
+    await a.insertStore(store);
+    for (let round = 0; round < 5; round++) {
+      const activityId = `http://example.com/activity/${round}`;
+      const withDefinition = (definition: Record<string, unknown>) => ({ ...makeStatement({ actor: ALICE }), activityDefinitions: [{ activityId, definition }] });
+      await Promise.all([
+        a.insertStatements(store.id, [withDefinition({ name: { 'en-US': 'Course' } })]),
+        b.insertStatements(store.id, [withDefinition({ description: { 'en-US': 'About' } })]),
+      ]);
+      const activity = await a.findActivity(store.id, activityId);
+      expect(activity?.definition).toEqual({ name: { 'en-US': 'Course' }, description: { 'en-US': 'About' } });
+    }
+  });
+
+  it('migrates once when several processes start at once, and refuses a database from a newer release', async () => {
+    const db = await database();
+    await Promise.all([processOn(db), processOn(db), processOn(db)]);
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ version: number }>('SELECT version FROM lore_schema ORDER BY version');
+      expect(rows.map((row) => row.version)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
+      await client.query('INSERT INTO lore_schema (version) VALUES ($1)', [SCHEMA_VERSION + 1]);
+    } finally {
+      await client.end();
+    }
+    await expect(openPostgresStorage({ url: db.url })).rejects.toThrow(
+      new RegExp(`schema version ${SCHEMA_VERSION + 1}; this release knows versions up to ${SCHEMA_VERSION}`),
+    );
+  });
+});
