@@ -1,7 +1,9 @@
 /**
  * npm run suite:crash [-- --rounds 10 --writers 20 --seed N]
  * Kill -9 rounds against the real service, then damaged data directories. Exits 1 when an
- * acknowledged write is missing or the service does not start.
+ * acknowledged write is missing or the service does not start. With LRS_DATABASE_URL set (an
+ * empty PostgreSQL database), the service runs on it and the data-directory damage cases are
+ * left out (PostgreSQL keeps no data directory of Lore's).
  */
 import { runCrashSuite } from '../../test/suites/crash/crash-suite';
 import { runSuite, suiteArgs } from './args';
@@ -15,7 +17,8 @@ await runSuite(() =>
     seed,
     killAfterMs: [300, 2500],
     snapshotThresholdBytes: 256 * 1024,
-    damageCases: args['no-damage'] ? 'none' : 'all',
+    damageCases: args['no-damage'] || process.env['LRS_DATABASE_URL'] ? 'none' : 'all',
+    ...(process.env['LRS_DATABASE_URL'] ? { databaseUrl: process.env['LRS_DATABASE_URL'] } : {}),
     log: (line) => console.log(line),
   }),
 );

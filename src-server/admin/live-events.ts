@@ -9,7 +9,7 @@
  * that sent the statements never waits for them.
  */
 import { EventEmitter } from 'node:events';
-import type { RejectionRow, Storage, StoreRecord } from '../storage/storage';
+import type { RejectionRow, Storage, StorageChange, StoreRecord } from '../storage/storage';
 import type { LiveEventView, RefusalEventView } from './contract';
 
 export type LiveEventListener = (event: LiveEventView) => void;
@@ -69,10 +69,34 @@ const buses = new WeakMap<Storage, LiveEventBus>();
 export function liveEventBus(storage: Storage): LiveEventBus {
   let bus = buses.get(storage);
   if (!bus) {
-    bus = new LiveEventBus();
-    buses.set(storage, bus);
+    const created = new LiveEventBus();
+    buses.set(storage, created);
+    // What other service processes on the same database record shows here too (PostgreSQL).
+    storage.watchChanges?.((change) => later(storage, () => relayChange(storage, created, change)));
+    bus = created;
   }
   return bus;
+}
+
+/** Publishes a change another process committed, read back from the storage like a local one. */
+async function relayChange(storage: Storage, bus: LiveEventBus, change: StorageChange): Promise<void> {
+  if (change.kind === 'refusal') {
+    const store = change.storeId === null ? null : await storage.findStoreById(change.storeId);
+    if (change.storeId !== null && !store) return;
+    bus.publishRefusal({ store: store?.slug ?? null, id: change.id, status: change.status, code: change.code, at: change.at });
+    return;
+  }
+  const store = await storage.findStoreById(change.storeId);
+  if (!store) return;
+  const page = await storage.searchExplorer(store.id, { beforeSeq: change.toSeq + 1, limit: Math.min(500, change.toSeq - change.fromSeq + 1) });
+  // Newest first from the Explorer; announced in receipt order.
+  for (const record of page.records.filter((r) => r.seq >= change.fromSeq).reverse()) {
+    bus.publish({ store: store.slug, seq: record.seq, status: record.status, statementId: record.statementId, receivedAt: record.receivedAt });
+  }
+  for (const statementId of change.voided) {
+    const target = await storage.findStatement(store.id, statementId);
+    if (target?.voided) bus.publish({ store: store.slug, seq: target.seq, status: 'voided', statementId: target.statementId, receivedAt: target.stored });
+  }
 }
 
 function later(storage: Storage, work: (bus: LiveEventBus) => Promise<void>): void {

@@ -376,6 +376,16 @@ export interface StorageCapacity {
   state: 'ok' | 'warning' | 'full';
 }
 
+/**
+ * A change another service process sharing the database committed (PostgreSQL): what the console's
+ * live views need to show it as they show this process's own writes.
+ */
+export type StorageChange =
+  /** Statements or rejections recorded with seqs `fromSeq`..`toSeq`; `voided`: statement ids they voided. */
+  | { kind: 'records'; storeId: string; fromSeq: number; toSeq: number; voided: string[] }
+  /** A refused request logged (storeId null: the service-wide log). */
+  | { kind: 'refusal'; storeId: string | null; id: number; status: number; code: string; at: string };
+
 export interface Storage {
   // Stores
   insertStore(store: StoreRecord): Promise<void>;
@@ -466,6 +476,11 @@ export interface Storage {
    * without holding writers; resolves with what it holds. The scheduled backups use it.
    */
   writeBackup?(file: string): Promise<BackupFileSummary>;
+  /**
+   * Changes other service processes commit to the same database, as they commit; returns the
+   * unsubscribe function. Absent where no other process can write (the embedded database).
+   */
+  watchChanges?(listener: (change: StorageChange) => void): () => void;
   /** Damage the database found in itself while running (StorageDamagedError's message), or null. */
   damage?(): string | null;
 

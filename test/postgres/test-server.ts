@@ -22,7 +22,12 @@ import pg from 'pg';
 export interface TestPostgres {
   /** A superuser URL of the server's `postgres` database. */
   url: string;
+  /** Stops the server and removes its data. */
   stop: () => Promise<void>;
+  /** Stops the server, keeping its data (an outage). */
+  stopServer: () => Promise<void>;
+  /** Starts it again on the same port and data; resolves once it accepts connections. */
+  startServer: () => Promise<void>;
 }
 
 const SUPERUSER = 'lore';
@@ -167,27 +172,35 @@ export async function startTestPostgres(): Promise<TestPostgres> {
   runAs(user, path.join(bindir, 'initdb'), ['-D', dataDir, '-U', SUPERUSER, '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
   const port = await freePort();
   let output = '';
-  const server = spawn(
-    path.join(bindir, 'postgres'),
-    ['-D', dataDir, '-p', String(port), '-k', root, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300'],
-    { stdio: ['ignore', 'pipe', 'pipe'], ...(user ?? {}) },
-  );
-  server.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  server.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  let server: ChildProcess | null = null;
   const url = `postgres://${SUPERUSER}@127.0.0.1:${port}/postgres`;
+  const startServer = async (): Promise<void> => {
+    const started = spawn(
+      path.join(bindir, 'postgres'),
+      ['-D', dataDir, '-p', String(port), '-k', root, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300'],
+      { stdio: ['ignore', 'pipe', 'pipe'], ...(user ?? {}) },
+    );
+    started.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    started.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    server = started;
+    await waitUntilReady(url, started, () => output);
+  };
+  const stopServer = async (): Promise<void> => {
+    const running = server;
+    if (!running || running.exitCode !== null) return;
+    const exited = new Promise((resolve) => running.once('exit', resolve));
+    running.kill('SIGINT'); // fast shutdown: sessions are cut, as when a server goes away
+    await exited;
+  };
   const stop = async (): Promise<void> => {
-    if (server.exitCode === null) {
-      const exited = new Promise((resolve) => server.once('exit', resolve));
-      server.kill('SIGINT'); // fast shutdown
-      await exited;
-    }
+    await stopServer();
     await rm(root, { recursive: true, force: true });
   };
   try {
-    await waitUntilReady(url, server, () => output);
+    await startServer();
   } catch (err) {
     await stop();
     throw err;
   }
-  return { url, stop };
+  return { url, stop, stopServer, startServer };
 }

@@ -18,7 +18,8 @@ function payloadRegistration(payload: unknown): string | null {
   return typeof context?.registration === 'string' ? context.registration.toLowerCase() : null;
 }
 
-export async function insertRejectionRows(tx: Tx, storeNum: number, rows: RejectionRow[]): Promise<void> {
+/** Resolves with the rows' seqs, ascending. */
+export async function insertRejectionRows(tx: Tx, storeNum: number, rows: RejectionRow[]): Promise<number[]> {
   const seqs = await takeSeqs(tx, rows.length);
   await tx.query(
     `INSERT INTO rejections (store_num, seq, received_at, received_ms, key_id, statement_id, payload, error, agent, verb_id, activity_id, registration)
@@ -40,6 +41,7 @@ export async function insertRejectionRows(tx: Tx, storeNum: number, rows: Reject
     ],
   );
   await countRejections(tx, storeNum, rows);
+  return seqs;
 }
 
 interface ExplorerStatementRow extends StatementDbRow {

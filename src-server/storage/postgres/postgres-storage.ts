@@ -34,9 +34,11 @@ import type {
   StoredDocument,
   StoredRefusal,
   StoredStatement,
+  StorageChange,
 } from '../storage';
 import { StorageNotFoundError } from '../errors';
 import { refusalFields } from '../row-values';
+import { ChangeFeed } from './change-feed';
 import { PostgresDatabase } from './database';
 import type { PostgresPoolOptions, Tx } from './database';
 import { deleteDocumentRow, deleteDocumentRows, findDocumentRow, listDocumentIdRows, upsertDocumentRow } from './documents';
@@ -82,13 +84,17 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
     await db.close();
     throw err;
   }
-  return new PostgresStorage(db, options);
+  const storage = new PostgresStorage(db, options);
+  await storage.listenForChanges();
+  return storage;
 }
 
 export class PostgresStorage implements Storage {
   /** Last-used marks not yet written, by key id: one UPDATE per interval, not one per request. */
   private readonly touches = new Map<string, string>();
   private readonly timers: NodeJS.Timeout[] = [];
+  /** Notifications between the processes sharing the database (change-feed.ts). */
+  private readonly changes: ChangeFeed;
   private closed = false;
 
   constructor(
@@ -96,6 +102,7 @@ export class PostgresStorage implements Storage {
     private readonly options: PostgresStorageOptions,
   ) {
     const log = options.log ?? (() => {});
+    this.changes = new ChangeFeed(options.url, log);
     const every = (ms: number, work: () => Promise<void>, what: string) => {
       const timer = setInterval(() => void work().catch((err: unknown) => log(`${what}: ${String(err)}`)), ms);
       timer.unref();
@@ -201,7 +208,14 @@ export class PostgresStorage implements Storage {
   // Statements (statement-writes.ts, statement-reads.ts)
 
   insertStatements(storeId: string, rows: StatementRow[]): Promise<InsertStatementsResult> {
-    return this.write(async (tx) => insertStatementRows(tx, await this.storeNumFor(tx, storeId), rows));
+    return this.write(async (tx) => {
+      const written = await insertStatementRows(tx, await this.storeNumFor(tx, storeId), rows);
+      if (written.seqs.length > 0) {
+        const voided = rows.flatMap((row) => (row.voidsStatementId !== null && written.result.ok && written.result.inserted.includes(row.statementId) ? [row.voidsStatementId] : []));
+        await this.changes.notify(tx, { kind: 'records', storeId, fromSeq: written.seqs[0]!, toSeq: written.seqs[written.seqs.length - 1]!, voided });
+      }
+      return written.result;
+    });
   }
 
   findStatement(storeId: string, statementId: string): Promise<StoredStatement | null> {
@@ -239,7 +253,10 @@ export class PostgresStorage implements Storage {
       if (!(await findStoreRow(this.db, 'id', storeId))) throw new StorageNotFoundError('store_not_found', `no Store with id ${storeId}`);
       return;
     }
-    await this.write(async (tx) => insertRejectionRows(tx, await this.storeNumFor(tx, storeId), rows));
+    await this.write(async (tx) => {
+      const seqs = await insertRejectionRows(tx, await this.storeNumFor(tx, storeId), rows);
+      await this.changes.notify(tx, { kind: 'records', storeId, fromSeq: seqs[0]!, toSeq: seqs[seqs.length - 1]!, voided: [] });
+    });
   }
 
   async searchExplorer(storeId: string, query: ExplorerQuery): Promise<ExplorerPage> {
@@ -261,7 +278,9 @@ export class PostgresStorage implements Storage {
         return storeNum === undefined ? [] : [{ ...row, storeNum }];
       });
       const ids = await insertRefusalRows(tx, kept);
-      return kept.map(({ storeNum: _storeNum, ...row }, i) => ({ ...refusalFields(row), storeId: row.storeId, id: ids[i]! }));
+      const stored = kept.map(({ storeNum: _storeNum, ...row }, i) => ({ ...refusalFields(row), storeId: row.storeId, id: ids[i]! }));
+      for (const r of stored) await this.changes.notify(tx, { kind: 'refusal', storeId: r.storeId, id: r.id, status: r.status, code: r.code, at: r.at });
+      return stored;
     });
   }
 
@@ -336,6 +355,15 @@ export class PostgresStorage implements Storage {
     return { statements: row?.statements ?? 0, rejections: row?.rejections ?? 0, databaseBytes: row?.bytes ?? 0 };
   }
 
+  /** Starts hearing the other processes' changes (change-feed.ts); openPostgresStorage calls it. */
+  listenForChanges(): Promise<void> {
+    return this.changes.start();
+  }
+
+  watchChanges(listener: (change: StorageChange) => void): () => void {
+    return this.changes.subscribe(listener);
+  }
+
   /** Every write is durable when it resolves (it committed): nothing to wait for. */
   async sync(): Promise<void> {}
 
@@ -343,6 +371,7 @@ export class PostgresStorage implements Storage {
     if (this.closed) return;
     this.closed = true;
     for (const timer of this.timers) clearInterval(timer);
+    await this.changes.close();
     await this.flushTouches().catch((err: unknown) => this.options.log?.(`could not record when API keys were last used: ${String(err)}`));
     await this.db.close();
   }

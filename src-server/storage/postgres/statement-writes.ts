@@ -17,7 +17,8 @@ import { countStatements } from './ingestion';
 import { takeSeqs } from './record-seq';
 
 /** Inserts `rows` into the Store `storeNum`; the caller runs it in a transaction. */
-export async function insertStatementRows(tx: Tx, storeNum: number, rows: StatementRow[]): Promise<InsertStatementsResult> {
+/** `seqs`: those of the rows inserted, ascending (none when nothing was). */
+export async function insertStatementRows(tx: Tx, storeNum: number, rows: StatementRow[]): Promise<{ result: InsertStatementsResult; seqs: number[] }> {
   const ids = [...new Set(rows.map((row) => row.statementId))];
   const { rows: existingRows } = await tx.query<{ statement_id: string; signature: string }>(
     'SELECT statement_id, signature FROM statements WHERE store_num = $1 AND statement_id = ANY($2::text[])',
@@ -30,7 +31,7 @@ export async function insertStatementRows(tx: Tx, storeNum: number, rows: Statem
   for (const [index, row] of rows.entries()) {
     const signature = known.get(row.statementId);
     if (signature !== undefined) {
-      if (signature !== row.signature) return { ok: false, conflict: { index, statementId: row.statementId } };
+      if (signature !== row.signature) return { result: { ok: false, conflict: { index, statementId: row.statementId } }, seqs: [] };
       unchanged.push(row.statementId);
       continue;
     }
@@ -38,7 +39,7 @@ export async function insertStatementRows(tx: Tx, storeNum: number, rows: Statem
     inserted.push(row.statementId);
     fresh.push(row);
   }
-  if (fresh.length === 0) return { ok: true, inserted, unchanged };
+  if (fresh.length === 0) return { result: { ok: true, inserted, unchanged }, seqs: [] };
 
   const seqs = await takeSeqs(tx, fresh.length);
   await insertRows(tx, storeNum, fresh, seqs);
@@ -50,7 +51,7 @@ export async function insertStatementRows(tx: Tx, storeNum: number, rows: Statem
   }
   await mergeActivities(tx, storeNum, fresh);
   await countStatements(tx, storeNum, fresh);
-  return { ok: true, inserted, unchanged };
+  return { result: { ok: true, inserted, unchanged }, seqs };
 }
 
 async function insertRows(tx: Tx, storeNum: number, rows: StatementRow[], seqs: number[]): Promise<void> {

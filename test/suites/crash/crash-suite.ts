@@ -29,6 +29,8 @@ export interface CrashOptions {
   snapshotThresholdBytes?: number;
   /** Which damaged-directory cases to run: all of them, or one of each kind (journal tail, snapshot). */
   damageCases: 'all' | 'fast' | 'none';
+  /** Runs the service on this (empty) PostgreSQL database instead of the embedded one. */
+  databaseUrl?: string;
   log?: (line: string) => void;
 }
 
@@ -247,6 +249,7 @@ async function killRounds(options: CrashOptions, rng: Rng, log: (line: string) =
   // default per-key limit, and a 429 there would say nothing about durability.
   const env: Record<string, string> = { LRS_RATE_LIMIT: '0' };
   if (options.snapshotThresholdBytes) env['LORE_SNAPSHOT_THRESHOLD_BYTES'] = String(options.snapshotThresholdBytes);
+  if (options.databaseUrl) env['LRS_DATABASE_URL'] = options.databaseUrl;
   let snapshots = 0;
   const countSnapshots = (s: ServiceProcess) => (s.output().match(/snapshot written/g) ?? []).length;
   try {

@@ -1,0 +1,119 @@
+/**
+ * What other service processes on the same database wrote, as it commits: PostgreSQL's
+ * LISTEN/NOTIFY. A write transaction sends a notification (delivered at COMMIT, never for a
+ * rollback) naming what it recorded; every process listens on one connection of its own and hands
+ * the changes of the others (not its own: it announces those itself) to its subscribers, the
+ * console's live views.
+ *
+ * The listening connection reconnects by itself after the database went away (1 s, doubling up
+ * to 30 s). Notifications sent while it was away are lost: the console reads its first page again
+ * whenever its stream reconnects, and shows what it missed on its next read.
+ */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { StorageChange } from '../storage';
+import type { Tx } from './database';
+
+const CHANNEL = 'lore_changes';
+/** PostgreSQL refuses a payload of 8000 bytes or more. */
+const MAX_PAYLOAD = 7_900;
+
+interface Notice {
+  origin: string;
+  change: StorageChange;
+}
+
+export class ChangeFeed {
+  /** This process's mark on its notifications. */
+  readonly origin = randomUUID();
+  private readonly listeners = new Set<(change: StorageChange) => void>();
+  private client: pg.Client | null = null;
+  private retryMs = 1_000;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly url: string,
+    private readonly log: (message: string) => void,
+  ) {}
+
+  /** Sends `change` from inside the write transaction `tx`: the others hear of it at its COMMIT. */
+  async notify(tx: Tx, change: StorageChange): Promise<void> {
+    let payload = JSON.stringify({ origin: this.origin, change } satisfies Notice);
+    if (payload.length > MAX_PAYLOAD && change.kind === 'records') {
+      // A batch voiding very many statements: the voided ones show on the console's next read.
+      payload = JSON.stringify({ origin: this.origin, change: { ...change, voided: [] } } satisfies Notice);
+    }
+    await tx.query('SELECT pg_notify($1, $2)', [CHANNEL, payload]);
+  }
+
+  /**
+   * Listens from now on (the storage starts it at open: a subscriber that comes later must not
+   * miss what commits while the connection is being set up).
+   */
+  start(): Promise<void> {
+    return this.connect();
+  }
+
+  /** Returns the unsubscribe function. */
+  subscribe(listener: (change: StorageChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    const client = this.client;
+    this.client = null;
+    await client?.end().catch(() => {});
+  }
+
+  private async connect(): Promise<void> {
+    if (this.closed) return;
+    const client = new pg.Client({ connectionString: this.url, application_name: 'lore-lrs-changes' });
+    client.on('notification', (message) => this.deliver(message.payload));
+    client.on('error', () => this.reconnect(client));
+    client.on('end', () => this.reconnect(client));
+    this.client = client;
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+      this.retryMs = 1_000;
+    } catch (err) {
+      this.log(`live changes from other processes paused: ${String(err)}`);
+      this.reconnect(client);
+    }
+  }
+
+  private reconnect(client: pg.Client): void {
+    if (this.client !== client || this.closed) return;
+    this.client = null;
+    void client.end().catch(() => {});
+    const delay = this.retryMs;
+    this.retryMs = Math.min(this.retryMs * 2, 30_000);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      void this.connect();
+    }, delay);
+    this.retryTimer.unref();
+  }
+
+  private deliver(payload: string | undefined): void {
+    if (!payload) return;
+    let notice: Notice;
+    try {
+      notice = JSON.parse(payload) as Notice;
+    } catch {
+      return; // not one of ours
+    }
+    if (notice.origin === this.origin) return;
+    for (const listener of this.listeners) {
+      try {
+        listener(notice.change);
+      } catch {
+        // the listener's own problem
+      }
+    }
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * Two service processes on one PostgreSQL database, as behind a reverse proxy: what one writes
+ * the other serves, a console connected to one sees what the other records (within 2 s), a key
+ * revoked through one is refused by the other (within 1 s), and one statement id sent to both at
+ * once is stored once.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSseParser } from '../../src-server/admin/sse-parser';
+import { createTestDatabase } from '../postgres/test-database';
+import type { TestDatabase } from '../postgres/test-database';
+import { ADMIN_TOKEN, createStoreAndKey, startService, xapiHeaders } from './service-process';
+import type { ServiceProcess } from './service-process';
+
+let database: TestDatabase;
+const dirs: string[] = [];
+let a: ServiceProcess;
+let b: ServiceProcess;
+let key: { basic: string; token: string };
+
+function statement(id = randomUUID()): Record<string, unknown> {
+  return { id, actor: { mbox: 'mailto:learner@example.com' }, verb: { id: 'http://adlnet.gov/expapi/verbs/completed' }, object: { id: 'http://example.com/course/1' } };
+}
+
+async function startOn(db: TestDatabase): Promise<ServiceProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'lore-two-'));
+  dirs.push(dir);
+  return startService(dir, { LRS_DATABASE_URL: db.url, LRS_RATE_LIMIT: '0' });
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  [a, b] = await Promise.all([startOn(database), startOn(database)]);
+  key = await createStoreAndKey(a, 'shared');
+}, 60_000);
+
+afterAll(async () => {
+  for (const service of [a, b]) {
+    if (!service) continue;
+    service.child.kill('SIGTERM');
+    await service.exited;
+  }
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  await database?.drop();
+});
+
+describe('two service processes on one PostgreSQL database', () => {
+  it('serves through one process what was written through the other', async () => {
+    const id = randomUUID();
+    const put = await fetch(`${a.url}/shared/xAPI/statements?statementId=${id}`, { method: 'PUT', headers: xapiHeaders(key.basic), body: JSON.stringify(statement(id)) });
+    expect(put.status).toBe(204);
+    const read = await fetch(`${b.url}/shared/xAPI/statements?statementId=${id}`, { headers: xapiHeaders(key.basic) });
+    expect(read.status).toBe(200);
+    expect(((await read.json()) as { id: string }).id).toBe(id);
+  });
+
+  it("shows a statement written through one process in a console connected to the other within 2 s", async () => {
+    const controller = new AbortController();
+    const stream = await fetch(`${b.url}/admin/api/events?store=shared`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      signal: controller.signal,
+    });
+    expect(stream.status).toBe(200);
+    const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+    const parser = createSseParser();
+    // The stream is open once its first bytes (the opening comment or a keep-alive) arrive.
+    await reader.read();
+    const id = randomUUID();
+    const sentAt = performance.now();
+    const post = await fetch(`${a.url}/shared/xAPI/statements`, { method: 'POST', headers: xapiHeaders(key.basic), body: JSON.stringify(statement(id)) });
+    expect(post.status).toBe(200);
+    let seenAfterMs: number | null = null;
+    const deadline = setTimeout(() => controller.abort(), 5_000);
+    try {
+      while (seenAfterMs === null) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        for (const message of parser.push(value)) {
+          if (message.event === 'statement' && (JSON.parse(message.data) as { statementId: string }).statementId === id) seenAfterMs = performance.now() - sentAt;
+        }
+      }
+    } catch {
+      // aborted at the deadline: seenAfterMs stays null
+    } finally {
+      clearTimeout(deadline);
+      controller.abort();
+    }
+    expect(seenAfterMs).not.toBeNull();
+    expect(seenAfterMs!).toBeLessThan(2_000);
+  });
+
+  it('refuses through one process, within 1 s, a key revoked through the other', async () => {
+    const created = await a.admin('/stores/shared/keys', { method: 'POST', body: JSON.stringify({ name: 'to revoke' }) });
+    const doomed = (await created.json()) as { id: string; basic: string };
+    const before = await fetch(`${b.url}/shared/xAPI/statements?limit=1`, { headers: xapiHeaders(doomed.basic) });
+    expect(before.status, await before.text()).toBe(200);
+    const revoked = await fetch(`${a.url}/admin/api/stores/shared/keys/${doomed.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    expect(revoked.status).toBe(200);
+    const revokedAt = performance.now();
+    let status = 200;
+    while (status === 200 && performance.now() - revokedAt < 3_000) {
+      status = (await fetch(`${b.url}/shared/xAPI/statements?limit=1`, { headers: xapiHeaders(doomed.basic) })).status;
+    }
+    expect(status).toBe(401);
+    expect(performance.now() - revokedAt).toBeLessThan(1_000);
+  });
+
+  it('stores a statement id sent to both processes at the same moment once, and refuses the other content of a same id', async () => {
+    for (let round = 0; round < 5; round++) {
+      const id = randomUUID();
+      const body = JSON.stringify(statement(id));
+      const answers = await Promise.all(
+        [a, b].map((service) => fetch(`${service.url}/shared/xAPI/statements?statementId=${id}`, { method: 'PUT', headers: xapiHeaders(key.basic), body })),
+      );
+      expect(answers.map((r) => r.status)).toEqual([204, 204]);
+      // The same id with other content through each: one is stored, the other is a conflict.
+      const other = randomUUID();
+      const conflicting = await Promise.all(
+        [a, b].map((service, i) =>
+          fetch(`${service.url}/shared/xAPI/statements?statementId=${other}`, {
+            method: 'PUT',
+            headers: xapiHeaders(key.basic),
+            body: JSON.stringify({ ...statement(other), result: { response: String(i) } }),
+          }),
+        ),
+      );
+      expect(conflicting.map((r) => r.status).sort()).toEqual([204, 409]);
+    }
+    const page = await fetch(`${b.url}/admin/api/stores/shared/statements?limit=100`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const records = ((await page.json()) as { records: Array<{ statementId: string; status: string }> }).records;
+    // The refused conflicts are in the rejected log; every stored statement is there once.
+    const ids = records.filter((r) => r.status !== 'rejected').map((r) => r.statementId);
+    expect(ids.length).toBeGreaterThanOrEqual(10);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
