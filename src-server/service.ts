@@ -72,6 +72,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
         poolSize: config.database.poolSize,
         statementTimeoutMs: config.database.statementTimeoutMs,
         log,
+        rejectionRetention,
       })
     : await openSqljsStorage({
         dataDir: config.dataDir,

@@ -38,6 +38,8 @@ import type {
 } from '../storage';
 import { StorageNotFoundError } from '../errors';
 import { refusalFields } from '../row-values';
+import { DEFAULT_RETENTION_BOUNDS, DEFAULT_RETENTION_INTERVAL_MS } from '../retention-bounds';
+import type { RejectionRetention } from '../retention-bounds';
 import { ChangeFeed } from './change-feed';
 import { PostgresDatabase } from './database';
 import type { PostgresPoolOptions, Tx } from './database';
@@ -59,11 +61,14 @@ import {
 } from './records';
 import type { StorePatch } from './records';
 import { settledSeq } from './record-seq';
+import { pruneLogs } from './retention';
 import { insertRefusalRows, listRefusalRows, SERVICE_WIDE } from './refusals';
 import { insertStatementRows } from './statement-writes';
 import { findAttachmentRows, findStatementRow, queryStatementRows } from './statement-reads';
 
 export interface PostgresStorageOptions extends PostgresPoolOptions {
+  /** Pruning of the rejected log and the logs of refused requests; off unless given (as on sql.js). */
+  rejectionRetention?: RejectionRetention;
   /** How often coalesced last-used marks of API keys are written, ms (default 5 s). */
   touchFlushIntervalMs?: number;
   /** How often old ingestion rows are folded together, ms (default 60 s). */
@@ -110,6 +115,13 @@ export class PostgresStorage implements Storage {
     };
     every(options.touchFlushIntervalMs ?? 5_000, () => this.flushTouches(), 'could not record when API keys were last used');
     every(options.foldIntervalMs ?? 60_000, () => foldIngestionRows(this.db), 'could not fold the ingestion statistics');
+    if (options.rejectionRetention) {
+      // Soon after open, then periodically, as on sql.js.
+      const first = setTimeout(() => void this.pruneLogs().catch((err: unknown) => log(`could not prune the rejected log and the refusals: ${String(err)}`)), 5_000);
+      first.unref();
+      this.timers.push(first);
+      every(options.rejectionRetention.intervalMs ?? DEFAULT_RETENTION_INTERVAL_MS, async () => void (await this.pruneLogs()), 'could not prune the rejected log and the refusals');
+    }
   }
 
   private write<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
@@ -144,8 +156,8 @@ export class PostgresStorage implements Storage {
     return withoutNum(await findStoreRow(this.db, 'id', id));
   }
 
-  listStores(): Promise<StoreRecord[]> {
-    return listStoreRows(this.db);
+  async listStores(): Promise<StoreRecord[]> {
+    return (await listStoreRows(this.db)).map((store) => withoutNum(store)!);
   }
 
   updateStore(id: string, patch: StorePatch): Promise<void> {
@@ -362,6 +374,17 @@ export class PostgresStorage implements Storage {
 
   watchChanges(listener: (change: StorageChange) => void): () => void {
     return this.changes.subscribe(listener);
+  }
+
+  /**
+   * Prunes the rejected log and every log of refused requests to their bounds (the service's
+   * limits per Store, LIMIT defaults otherwise); resolves with how many rejections went. Runs by
+   * itself when `rejectionRetention` is given.
+   */
+  async pruneLogs(nowMs = Date.now()): Promise<number> {
+    const forStore = this.options.rejectionRetention?.forStore;
+    const stores = await listStoreRows(this.db);
+    return pruneLogs(this.db, (store) => forStore?.(withoutNum(store)!) ?? DEFAULT_RETENTION_BOUNDS, DEFAULT_RETENTION_BOUNDS, stores, nowMs);
   }
 
   /** Every write is durable when it resolves (it committed): nothing to wait for. */

@@ -89,8 +89,9 @@ export async function findStoreRow(db: PostgresDatabase, by: 'id' | 'slug', valu
   return row ? { ...toStore(row), num: row.num } : null;
 }
 
-export async function listStoreRows(db: PostgresDatabase): Promise<StoreRecord[]> {
-  return (await db.query<StoreRow>(`SELECT ${STORE_COLUMNS} FROM stores ORDER BY num`)).map(toStore);
+/** Every Store with its number, in the order they were created. */
+export async function listStoreRows(db: PostgresDatabase): Promise<Array<StoreRecord & { num: number }>> {
+  return (await db.query<StoreRow>(`SELECT ${STORE_COLUMNS} FROM stores ORDER BY num`)).map((row) => ({ ...toStore(row), num: row.num }));
 }
 
 export async function updateStoreRow(db: PostgresDatabase, id: string, patch: StorePatch): Promise<void> {

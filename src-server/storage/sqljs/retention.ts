@@ -8,33 +8,13 @@
  * planned, so replay deletes exactly the same rows. One operation deletes at most PRUNE_CHUNK rows,
  * so a large backlog is pruned in short steps that let requests run in between.
  */
-import { LIMIT_DEFAULTS } from '../../limits';
-import type { StoreRecord } from '../storage';
+import type { RetentionBounds } from '../retention-bounds';
 import type { DurableDatabase } from './durable-database';
 import type { ApplyState, Op } from './ops';
 
-/** How many rejections a Store keeps: the newest `maxPerStore`, none older than `maxAgeDays`. */
-export interface RetentionBounds {
-  maxPerStore: number;
-  maxAgeDays: number;
-}
+export { DEFAULT_RETENTION_BOUNDS, DEFAULT_RETENTION_INTERVAL_MS } from '../retention-bounds';
+export type { RejectionRetention, RetentionBounds } from '../retention-bounds';
 
-/**
- * Pruning of the rejected-statement log. Off unless given (the service turns it on with its
- * limits, src-server/limits.ts): a storage opened by a tool or a test keeps every rejection.
- */
-export interface RejectionRetention {
-  /** The bounds of one Store (its own limits over the service's); default LIMIT_DEFAULTS. */
-  forStore?: (store: StoreRecord) => RetentionBounds;
-  /** How often the log is pruned, besides soon after open. Default 10 minutes. */
-  intervalMs?: number;
-}
-
-export const DEFAULT_RETENTION_BOUNDS: RetentionBounds = {
-  maxPerStore: LIMIT_DEFAULTS.rejectedRetentionCount,
-  maxAgeDays: LIMIT_DEFAULTS.rejectedRetentionDays,
-};
-export const DEFAULT_RETENTION_INTERVAL_MS = 10 * 60_000;
 /** Rows one operation deletes at most (a few ms of work; requests run between operations). */
 export const PRUNE_CHUNK = 5_000;
 const DAY_MS = 24 * 60 * 60_000;
