@@ -481,6 +481,11 @@ export interface Storage {
    * unsubscribe function. Absent where no other process can write (the embedded database).
    */
   watchChanges?(listener: (change: StorageChange) => void): () => void;
+  /**
+   * How many service processes share this database, this one included (a per-process limit meant
+   * for the whole deployment divides by it). Absent: this process alone.
+   */
+  processCount?(): number;
   /** Damage the database found in itself while running (StorageDamagedError's message), or null. */
   damage?(): string | null;
 

@@ -92,6 +92,12 @@ describe('two service processes on one PostgreSQL database', () => {
     expect(seenAfterMs!).toBeLessThan(2_000);
   });
 
+  it('answers a backup request with where PostgreSQL backups are made', async () => {
+    const response = await fetch(`${a.url}/admin/api/backups`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    expect(response.status).toBe(501);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/pg_dump.*docs\/deploy\.md/);
+  });
+
   it('refuses through one process, within 1 s, a key revoked through the other', async () => {
     const created = await a.admin('/stores/shared/keys', { method: 'POST', body: JSON.stringify({ name: 'to revoke' }) });
     const doomed = (await created.json()) as { id: string; basic: string };
@@ -136,4 +142,35 @@ describe('two service processes on one PostgreSQL database', () => {
     expect(ids.length).toBeGreaterThanOrEqual(10);
     expect(new Set(ids).size).toBe(ids.length);
   });
+
+  it('holds a key to its rate across the processes, each taking its share', async () => {
+    // Two more processes with a limit of 1 request per second and bursts of 10 per key.
+    const limited = await Promise.all([0, 1].map(async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'lore-two-'));
+      dirs.push(dir);
+      return startService(dir, { LRS_DATABASE_URL: database.url, LRS_RATE_LIMIT: '1', LRS_RATE_BURST: '10' });
+    }));
+    try {
+      const created = await a.admin('/stores/shared/keys', { method: 'POST', body: JSON.stringify({ name: 'rated' }) });
+      const rated = (await created.json()) as { basic: string };
+      // Each process counts the processes on the database by heartbeat: four now.
+      await new Promise((resolve) => setTimeout(resolve, 6_000));
+      let accepted = 0;
+      for (let i = 0; i < 20; i++) {
+        const service = limited[i % 2]!;
+        const response = await fetch(`${service.url}/shared/xAPI/statements?limit=1`, { headers: xapiHeaders(rated.basic) });
+        if (response.status === 200) accepted++;
+        else expect(response.status).toBe(429);
+      }
+      // A burst of 10 for the whole deployment: about 10 of the 20 pass (plus a token or two
+      // refilled meanwhile), never the 20 that two separate limits of 10 would let through.
+      expect(accepted).toBeGreaterThanOrEqual(2);
+      expect(accepted).toBeLessThanOrEqual(12);
+    } finally {
+      for (const service of limited) {
+        service.child.kill('SIGTERM');
+        await service.exited;
+      }
+    }
+  }, 60_000);
 });

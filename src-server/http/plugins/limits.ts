@@ -190,7 +190,13 @@ export function registerRequestLimits(app: FastifyInstance, deps: RequestLimitDe
     // Public routes (/about) carry no key: nothing to count.
     if (!request.lrsKey) return;
     const limits = effectiveLimits(service, storeLimitsOf(request.lrsStore));
-    const rate = deps.buckets.take(request.lrsKey.id, { perSecond: limits.ratePerSecond, burst: limits.rateBurst });
+    // Several processes on one database each take their share of the limit (approximate: it
+    // assumes the proxy spreads a key's requests over them; docs/deploy.md).
+    const processes = deps.storage.processCount?.() ?? 1;
+    const rate = deps.buckets.take(request.lrsKey.id, {
+      perSecond: limits.ratePerSecond / processes,
+      burst: Math.max(1, Math.floor(limits.rateBurst / processes)),
+    });
     if (!rate.ok) {
       throw errors.tooManyRequests(
         'rate_limited',

@@ -186,6 +186,13 @@ CREATE TABLE ingestion_top (
 CREATE INDEX ingestion_top_store ON ingestion_top (store_num, unit, kind, period);
 CREATE INDEX ingestion_top_time ON ingestion_top (unit, kind, period);
 `,
+  `
+-- The service processes sharing the database, by their last heartbeat (process-registry.ts).
+CREATE TABLE service_processes (
+  origin text PRIMARY KEY,
+  seen_ms bigint NOT NULL
+);
+`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -61,6 +61,7 @@ import {
 } from './records';
 import type { StorePatch } from './records';
 import { settledSeq } from './record-seq';
+import { ProcessRegistry } from './process-registry';
 import { pruneLogs } from './retention';
 import { insertRefusalRows, listRefusalRows, SERVICE_WIDE } from './refusals';
 import { insertStatementRows } from './statement-writes';
@@ -90,7 +91,7 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
     throw err;
   }
   const storage = new PostgresStorage(db, options);
-  await storage.listenForChanges();
+  await storage.start();
   return storage;
 }
 
@@ -100,6 +101,8 @@ export class PostgresStorage implements Storage {
   private readonly timers: NodeJS.Timeout[] = [];
   /** Notifications between the processes sharing the database (change-feed.ts). */
   private readonly changes: ChangeFeed;
+  /** The processes sharing the database, by heartbeat (process-registry.ts). */
+  private readonly processes: ProcessRegistry;
   private closed = false;
 
   constructor(
@@ -108,6 +111,7 @@ export class PostgresStorage implements Storage {
   ) {
     const log = options.log ?? (() => {});
     this.changes = new ChangeFeed(options.url, log);
+    this.processes = new ProcessRegistry(db, this.changes.origin, log);
     const every = (ms: number, work: () => Promise<void>, what: string) => {
       const timer = setInterval(() => void work().catch((err: unknown) => log(`${what}: ${String(err)}`)), ms);
       timer.unref();
@@ -367,9 +371,14 @@ export class PostgresStorage implements Storage {
     return { statements: row?.statements ?? 0, rejections: row?.rejections ?? 0, databaseBytes: row?.bytes ?? 0 };
   }
 
-  /** Starts hearing the other processes' changes (change-feed.ts); openPostgresStorage calls it. */
-  listenForChanges(): Promise<void> {
-    return this.changes.start();
+  /** Starts hearing the other processes' changes and counting them; openPostgresStorage calls it. */
+  async start(): Promise<void> {
+    await this.changes.start();
+    await this.processes.start();
+  }
+
+  processCount(): number {
+    return this.processes.count;
   }
 
   watchChanges(listener: (change: StorageChange) => void): () => void {
@@ -395,6 +404,7 @@ export class PostgresStorage implements Storage {
     this.closed = true;
     for (const timer of this.timers) clearInterval(timer);
     await this.changes.close();
+    await this.processes.stop();
     await this.flushTouches().catch((err: unknown) => this.options.log?.(`could not record when API keys were last used: ${String(err)}`));
     await this.db.close();
   }

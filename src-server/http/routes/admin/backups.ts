@@ -11,7 +11,7 @@ import type { AdminRouteDeps } from './stores';
 export default async function backupRoutes(app: FastifyInstance, deps: AdminRouteDeps): Promise<void> {
   app.post(BACKUPS_PATH, async (_request, reply) => {
     const pending = createBackup(deps.storage);
-    if (!pending) throw new LrsError(501, 'backup_not_supported', 'This storage takes no backups itself; use its database tools.');
+    if (!pending) throw new LrsError(501, 'backup_not_supported', 'This deployment keeps its data in PostgreSQL, which is backed up with its own tools (pg_dump, point-in-time recovery): see docs/deploy.md, "Backups and recovery".');
     const backup = await pending;
     return reply
       .header('content-type', 'application/vnd.sqlite3')
