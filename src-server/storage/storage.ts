@@ -420,6 +420,12 @@ export interface Storage {
   /** The Store's definition of an Activity; null when no accepted statement defined it. */
   findActivity(storeId: string, activityId: string): Promise<ActivityRecord | null>;
 
+  /**
+   * Writes Activity definitions as they are, `updated` included, replacing the Store's definitions
+   * of those ids: how a deployment moving to another storage carries them (portable.ts).
+   */
+  importActivities?(storeId: string, activities: ActivityRecord[]): Promise<void>;
+
   // Rejections and the Statement Explorer
   insertRejections(storeId: string, rows: RejectionRow[]): Promise<void>;
   searchExplorer(storeId: string, query: ExplorerQuery): Promise<ExplorerPage>;

@@ -94,7 +94,7 @@ describe('capacity of the in-memory database (sql.js)', () => {
       }
     }
     expect(refusal).toBeInstanceOf(StorageFullError);
-    expect((refusal as Error).message).toMatch(/database is full .*nothing was stored.*PostgreSQL/s);
+    expect((refusal as Error).message).toMatch(/database is full .*nothing was stored.*PostgreSQL.*npm run migrate -- --from <data-dir> --to postgres:/s);
     expect(storage.capacity().state).toBe('full');
     expect(logs.filter((line) => /database capacity warning/.test(line))).toHaveLength(1);
     expect(logs.filter((line) => /database full/.test(line))).toHaveLength(1);

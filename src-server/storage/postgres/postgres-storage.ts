@@ -40,7 +40,9 @@ import { StorageNotFoundError } from '../errors';
 import { refusalFields } from '../row-values';
 import { DEFAULT_RETENTION_BOUNDS, DEFAULT_RETENTION_INTERVAL_MS } from '../retention-bounds';
 import type { RejectionRetention } from '../retention-bounds';
+import type { PortableRecord } from '../portable';
 import { ChangeFeed } from './change-feed';
+import { exportPostgresRecords } from './export-records';
 import { PostgresDatabase } from './database';
 import type { PostgresPoolOptions, Tx } from './database';
 import { deleteDocumentRow, deleteDocumentRows, findDocumentRow, listDocumentIdRows, upsertDocumentRow } from './documents';
@@ -260,6 +262,24 @@ export class PostgresStorage implements Storage {
       );
       return row ? { activityId, definition: JSON.parse(row.definition) as Record<string, unknown>, updated: row.updated } : null;
     });
+  }
+
+  async importActivities(storeId: string, activities: ActivityRecord[]): Promise<void> {
+    await this.write(async (tx) => {
+      const storeNum = await this.storeNumFor(tx, storeId);
+      if (activities.length === 0) return;
+      await tx.query(
+        `INSERT INTO activities (store_num, activity_id, definition, updated)
+         SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[])
+         ON CONFLICT (store_num, activity_id) DO UPDATE SET definition = excluded.definition, updated = excluded.updated`,
+        [storeNum, activities.map((a) => a.activityId), activities.map((a) => JSON.stringify(a.definition)), activities.map((a) => a.updated)],
+      );
+    });
+  }
+
+  /** Everything this database holds, as portable records (export-records.ts), up to the settled seq. */
+  exportRecords(): AsyncIterable<PortableRecord> {
+    return exportPostgresRecords(this.db);
   }
 
   // Rejections and the Statement Explorer (explorer.ts)

@@ -8,9 +8,9 @@ import type { PostgresDatabase, Tx } from './database';
 /** `store_num` of the service-wide log: Store numbers start at 1. */
 export const SERVICE_WIDE = 0;
 
-const COLUMNS = 'id, at, last_at, count, method, path, status, code, reason, key_id, client, user_agent';
+export const REFUSAL_COLUMNS = 'id, at, last_at, count, method, path, status, code, reason, key_id, client, user_agent';
 
-interface RefusalDbRow {
+export interface RefusalDbRow {
   id: number;
   at: string;
   last_at: string;
@@ -25,7 +25,7 @@ interface RefusalDbRow {
   user_agent: string | null;
 }
 
-function toRefusal(row: RefusalDbRow, storeId: string | null): StoredRefusal {
+export function toRefusal(row: RefusalDbRow, storeId: string | null): StoredRefusal {
   return {
     id: row.id,
     storeId,
@@ -60,7 +60,7 @@ export async function insertRefusalRows(tx: Tx, rows: Array<RefusalRow & { store
 /** One page of a log, newest first. */
 export async function listRefusalRows(db: PostgresDatabase, storeNum: number, storeId: string | null, query: Pick<RefusalQuery, 'limit' | 'beforeId'>): Promise<RefusalPage> {
   const rows = await db.query<RefusalDbRow>(
-    `SELECT ${COLUMNS} FROM refusals WHERE store_num = $1 AND id < $2 ORDER BY id DESC LIMIT $3`,
+    `SELECT ${REFUSAL_COLUMNS} FROM refusals WHERE store_num = $1 AND id < $2 ORDER BY id DESC LIMIT $3`,
     [storeNum, query.beforeId ?? Number.MAX_SAFE_INTEGER, query.limit + 1],
   );
   const refusals = rows.slice(0, query.limit).map((row) => toRefusal(row, storeId));

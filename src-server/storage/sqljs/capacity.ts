@@ -94,7 +94,8 @@ export class CapacityGuard {
 }
 
 const ADVICE =
-  'export and delete data you no longer need (empty test Stores, delete old Stores) or move this deployment to PostgreSQL';
+  'export and delete data you no longer need (empty test Stores, delete old Stores) or move this deployment to PostgreSQL ' +
+  '(stop the service, then npm run migrate -- --from <data-dir> --to postgres://…, and start it with --database-url; docs/deploy.md)';
 
 function mib(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(0)} MiB`;

@@ -35,12 +35,15 @@ export function receivedColumns(row: { received?: unknown; lrsAdded?: readonly L
   return [received, bits];
 }
 
+/** The properties an `lrs_added` bit set names; undefined for NULL (not recorded). */
+export function lrsAddedNames(lrsAdded: unknown): LrsSetProperty[] | undefined {
+  if (typeof lrsAdded !== 'number') return undefined;
+  return LRS_ADDED_BITS.filter((_, bit) => (lrsAdded & (1 << bit)) !== 0);
+}
+
 /** The statement as received, from a row's columns and its stored statement (parsed). */
 export function receivedStatement(stored: Record<string, unknown>, received: unknown, lrsAdded: unknown): unknown {
   if (typeof received === 'string') return JSON.parse(received);
-  if (typeof lrsAdded !== 'number') return stored;
-  return withoutProperties(
-    stored,
-    LRS_ADDED_BITS.filter((_, bit) => (lrsAdded & (1 << bit)) !== 0),
-  );
+  const names = lrsAddedNames(lrsAdded);
+  return names === undefined ? stored : withoutProperties(stored, names);
 }

@@ -12,7 +12,7 @@ import type { RefusalPage, RefusalQuery, RefusalRow, StoredRefusal } from '../st
 import { PRUNE_CHUNK } from './retention';
 import type { RetentionBounds } from './retention';
 import type { ApplyState } from './ops';
-import type { Sql } from './sql';
+import type { Row, Sql } from './sql';
 
 /** `store_num` of the service-wide log: Store numbers start at 1. */
 export const SERVICE_WIDE = 0;
@@ -90,14 +90,12 @@ export function applyRefusalOp(state: ApplyState, op: RefusalOp): void {
   }
 }
 
-/** One page of a log (`storeNum` 0: the service's), newest first. */
-export function listRefusalRows(sql: Sql, storeNum: number, storeId: string | null, query: Pick<RefusalQuery, 'limit' | 'beforeId'>): RefusalPage {
-  const rows = sql.all(
-    `SELECT id, at, last_at, count, method, path, status, code, reason, key_id, client, user_agent
-       FROM refusals INDEXED BY refusals_store WHERE store_num = ? AND id < ? ORDER BY id DESC LIMIT ?`,
-    [storeNum, query.beforeId ?? Number.MAX_SAFE_INTEGER, query.limit + 1],
-  );
-  const refusals: StoredRefusal[] = rows.slice(0, query.limit).map((row) => ({
+/** The columns toStoredRefusal reads, in its order. */
+export const REFUSAL_COLUMNS = 'id, at, last_at, count, method, path, status, code, reason, key_id, client, user_agent';
+
+/** A row of REFUSAL_COLUMNS as stored, in the log of `storeId` (null: the service's). */
+export function toStoredRefusal(row: Row, storeId: string | null): StoredRefusal {
+  return {
     id: row[0] as number,
     storeId,
     at: row[1] as string,
@@ -111,7 +109,17 @@ export function listRefusalRows(sql: Sql, storeNum: number, storeId: string | nu
     keyId: row[9] as string | null,
     client: row[10] as string,
     userAgent: row[11] as string | null,
-  }));
+  };
+}
+
+/** One page of a log (`storeNum` 0: the service's), newest first. */
+export function listRefusalRows(sql: Sql, storeNum: number, storeId: string | null, query: Pick<RefusalQuery, 'limit' | 'beforeId'>): RefusalPage {
+  const rows = sql.all(
+    `SELECT ${REFUSAL_COLUMNS}
+       FROM refusals INDEXED BY refusals_store WHERE store_num = ? AND id < ? ORDER BY id DESC LIMIT ?`,
+    [storeNum, query.beforeId ?? Number.MAX_SAFE_INTEGER, query.limit + 1],
+  );
+  const refusals = rows.slice(0, query.limit).map((row) => toStoredRefusal(row, storeId));
   return { refusals, nextBeforeId: rows.length > query.limit ? refusals[refusals.length - 1]!.id : null };
 }
 

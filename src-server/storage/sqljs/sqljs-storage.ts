@@ -37,7 +37,9 @@ import type {
   StoredStatement,
   DisplayNames,
 } from '../storage';
+import type { PortableRecord } from '../portable';
 import { findActivityRow } from './activities';
+import { exportSqljsRecords } from './export-records';
 import { CapacityGuard, DEFAULT_CAPACITY_LIMIT_BYTES } from './capacity';
 import { DEFAULT_RETENTION_BOUNDS, DEFAULT_RETENTION_INTERVAL_MS, pruneRejections, pruneStepwise, scheduleRetention } from './retention';
 import type { RetentionBounds } from './retention';
@@ -236,6 +238,25 @@ export class SqljsStorage implements Storage {
 
   async findActivity(storeId: string, activityId: string): Promise<ActivityRecord | null> {
     return this.read(storeId, null, (sql, storeNum) => findActivityRow(sql, storeNum, activityId));
+  }
+
+  async importActivities(storeId: string, activities: ActivityRecord[]): Promise<void> {
+    await this.db.writable();
+    const storeNum = requireStoreNum(this.db.state, storeId);
+    if (activities.length === 0) return this.sync();
+    // An insertStatements record without statements carries definitions whole, as replay writes them.
+    await this.db.commit({
+      t: 'insertStatements',
+      storeNum,
+      rows: [],
+      activities: activities.map((a) => ({ id: a.activityId, definition: a.definition, updated: a.updated })),
+    });
+  }
+
+  /** Everything this storage holds, as portable records (export-records.ts), up to what is durable. */
+  exportRecords(): AsyncIterable<PortableRecord> {
+    this.db.assertOpen();
+    return exportSqljsRecords(this.db.sql, this.db.visibleSeq);
   }
 
   // Documents (State, Activity Profile, Agent Profile): table and operations in documents.ts
