@@ -413,6 +413,11 @@ export interface Storage {
   queryStatements(storeId: string, query: StatementQuery): Promise<StatementPage>;
   /** The highest seq stored so far (0 when empty): the upper bound of a consistent read. */
   currentSeq(): Promise<number>;
+  /**
+   * A time (ISO 8601) such that every statement whose `stored` is at or before it is visible to
+   * reads from now on: X-Experience-API-Consistent-Through. Absent: the current time.
+   */
+  consistentThrough?(): Promise<string>;
   /** Raw attachment payloads of the Store by sha2 (those it has; each sha2 once). */
   findAttachments(storeId: string, sha2s: string[]): Promise<Array<{ sha2: string; contentType: string; content: Uint8Array }>>;
 

@@ -62,7 +62,7 @@ import {
   updateStoreRow,
 } from './records';
 import type { StorePatch } from './records';
-import { settledSeq } from './record-seq';
+import { consistentThrough, settledSeq } from './record-seq';
 import { ProcessRegistry } from './process-registry';
 import { pruneLogs } from './retention';
 import { insertRefusalRows, listRefusalRows, SERVICE_WIDE } from './refusals';
@@ -248,6 +248,11 @@ export class PostgresStorage implements Storage {
   /** The settled seq (record-seq.ts): every statement up to it is committed, or never will be. */
   currentSeq(): Promise<number> {
     return settledSeq(this.db);
+  }
+
+  /** Behind now by the bound on writes in flight, or before the earliest of them (record-seq.ts). */
+  consistentThrough(): Promise<string> {
+    return consistentThrough(this.db);
   }
 
   findAttachments(storeId: string, sha2s: string[]): Promise<Array<{ sha2: string; contentType: string; content: Uint8Array }>> {

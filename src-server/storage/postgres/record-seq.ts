@@ -17,8 +17,25 @@
  */
 import type { PostgresDatabase, Tx } from './database';
 
-/** Takes the lease, then `count` seqs, ascending, in the caller's transaction. */
-export async function takeSeqs(tx: Tx, count: number): Promise<number[]> {
+/**
+ * Time leases, for X-Experience-API-Consistent-Through: a writer of statements also holds a lease
+ * keyed TIME_LEASE_BASE + the earliest `stored` (ms) it writes, far above any seq lease. `stored`
+ * is stamped before the write reaches the database (by the xAPI layer, as the statement is
+ * prepared), then the write waits at most for a pooled connection (5 s by default) before it
+ * takes its lease: a reader trusts times before now - STAMP_BOUND_MS that no lease holds back.
+ * Clocks of the processes must agree (NTP) to well within that bound.
+ */
+const TIME_LEASE_BASE = 2 ** 52;
+export const STAMP_BOUND_MS = 10_000;
+
+/**
+ * Takes the leases, then `count` seqs, ascending, in the caller's transaction. `earliestStoredMs`:
+ * the earliest `stored` of the statements written (none for rejections).
+ */
+export async function takeSeqs(tx: Tx, count: number, earliestStoredMs?: number): Promise<number[]> {
+  if (earliestStoredMs !== undefined) {
+    await tx.query('SELECT pg_advisory_xact_lock_shared($1::bigint)', [TIME_LEASE_BASE + earliestStoredMs]);
+  }
   await tx.query(
     "SELECT pg_advisory_xact_lock_shared(CASE WHEN is_called THEN last_value ELSE last_value - 1 END) FROM record_seq",
   );
@@ -33,11 +50,26 @@ export async function settledSeq(db: PostgresDatabase): Promise<number> {
     'SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END AS last FROM record_seq',
   );
   const [leases] = await db.query<{ lowest: number | null }>(
-    `SELECT min((classid::bigint << 32) | objid::bigint) AS lowest FROM pg_locks
-      WHERE locktype = 'advisory' AND objsubid = 1
-        AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+    `SELECT min(key) AS lowest FROM (${LEASES}) AS leases WHERE key < $1`,
+    [TIME_LEASE_BASE],
   );
   const last = sequence?.last ?? 0;
   const lowest = leases?.lowest ?? null;
   return Math.max(0, lowest === null ? last : Math.min(last, lowest));
+}
+
+/** Every advisory lease of the bigint form on this database, as its key. */
+const LEASES = `SELECT (classid::bigint << 32) | objid::bigint AS key FROM pg_locks
+  WHERE locktype = 'advisory' AND objsubid = 1 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`;
+
+/**
+ * X-Experience-API-Consistent-Through: now - STAMP_BOUND_MS, or just before the earliest `stored`
+ * a write under way holds a lease on, whichever is earlier. Read before the statements are.
+ */
+export async function consistentThrough(db: PostgresDatabase): Promise<string> {
+  const now = Date.now();
+  const [leases] = await db.query<{ earliest: number | null }>(`SELECT min(key) AS earliest FROM (${LEASES}) AS leases WHERE key >= $1`, [TIME_LEASE_BASE]);
+  const earliest = leases?.earliest ?? null;
+  const bound = now - STAMP_BOUND_MS;
+  return new Date(earliest === null ? bound : Math.min(bound, earliest - TIME_LEASE_BASE - 1)).toISOString();
 }

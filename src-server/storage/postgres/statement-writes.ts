@@ -41,7 +41,7 @@ export async function insertStatementRows(tx: Tx, storeNum: number, rows: Statem
   }
   if (fresh.length === 0) return { result: { ok: true, inserted, unchanged }, seqs: [] };
 
-  const seqs = await takeSeqs(tx, fresh.length);
+  const seqs = await takeSeqs(tx, fresh.length, Math.min(...fresh.map((row) => Date.parse(row.stored))));
   await insertRows(tx, storeNum, fresh, seqs);
   await insertTerms(tx, storeNum, fresh, seqs);
   await insertAttachments(tx, storeNum, fresh);

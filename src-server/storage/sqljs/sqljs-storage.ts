@@ -226,6 +226,14 @@ export class SqljsStorage implements Storage {
     return this.db.visibleSeq;
   }
 
+  /** Now, or just before the earliest statement applied whose record is not yet durable (not yet visible). */
+  async consistentThrough(): Promise<string> {
+    this.db.assertOpen();
+    const now = Date.now();
+    const [pending] = this.db.sql.first('SELECT min(stored_ms) FROM statements WHERE seq > ?', [this.db.visibleSeq]) ?? [null];
+    return new Date(typeof pending === 'number' ? Math.min(now, pending - 1) : now).toISOString();
+  }
+
   /** Raw attachments by sha2 (xAPI §2.4.11). */
   async findAttachments(
     storeId: string,

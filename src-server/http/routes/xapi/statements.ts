@@ -127,6 +127,8 @@ export default async function statementRoutes(app: FastifyInstance, deps: Statem
     const params = singleQueryParams(request);
     const options: ReadOptions = { acceptLanguages: acceptLanguages(request), morePath: publicPathPrefix(deps.publicUrl()) + request.url.split('?')[0]! };
     if (reach === 'mine') options.onlyKeyId = request.lrsKey.id;
+    // Decided before the read: every statement stored up to it is visible to the read.
+    const consistentThrough = deps.storage.consistentThrough ? await deps.storage.consistentThrough() : new Date().toISOString();
     let outcome;
     if (params.more !== undefined) {
       outcome = await readMore(deps.storage, request.lrsStore, params.more, options);
@@ -136,13 +138,12 @@ export default async function statementRoutes(app: FastifyInstance, deps: Statem
       outcome = await readStatements(deps.storage, request.lrsStore, parsed.query, options);
     }
     if (!outcome.ok) throw failureToError(outcome.failure);
-    return sendRead(reply, outcome.value);
+    return sendRead(reply, outcome.value, consistentThrough);
   });
 }
 
-function sendRead(reply: FastifyReply, result: StatementReadResult) {
-  // Every statement acknowledged before this read is visible to it (writes are synchronous in memory).
-  reply.header(CONSISTENT_THROUGH, new Date().toISOString());
+function sendRead(reply: FastifyReply, result: StatementReadResult, consistentThrough: string) {
+  reply.header(CONSISTENT_THROUGH, consistentThrough);
   const lastModified = result.kind === 'single' ? result.stored : result.lastStored;
   if (lastModified) reply.header('Last-Modified', new Date(lastModified).toUTCString());
   const json = result.json;
