@@ -14,6 +14,8 @@
  *   --statements   the large Store's size (default 1,000,000)
  *   --seconds      seconds per load run (default 10; quick 2)
  *   --seed         the statement generator's seed (default 1)
+ *   --database-url postgres://…: the scenarios on PostgreSQL with 1 and 2 service processes,
+ *                  beside the embedded database and the baseline (postgres.ts)
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
@@ -21,6 +23,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runLoad, type LoadResult } from './load';
 import { ADMIN_TOKEN, ROOT, dirSize, memoryOf, startBaselineProcess, startServiceProcess, type Child } from './processes';
+import { runPostgresBench } from './postgres';
 import { analyseProfile, monotonicMicros, printProfile } from './profile';
 import { scenarios, type Scenario, type StoreContext } from './scenarios';
 import { statementGenerator } from './statements';
@@ -34,6 +37,7 @@ const { values: args } = parseArgs({
     statements: { type: 'string', default: '1000000' },
     seconds: { type: 'string' },
     scenario: { type: 'string', default: 'post-1-c10' },
+    'database-url': { type: 'string' },
   },
   strict: true,
 });
@@ -407,6 +411,10 @@ async function profileRun(): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  if (args['database-url']) {
+    await runPostgresBench({ databaseUrl: args['database-url'], seconds, preloadCount: SMALL_COUNT, seed, log });
+    return;
+  }
   if (args.profile) return profileRun();
   const baseline = await startBaselineProcess();
   const baselines = new Map<string, LoadResult>();

@@ -1,0 +1,233 @@
+/**
+ * `npm run bench -- --database-url postgres://… [--quick] [--seconds N]`
+ *
+ * The benchmark's scenarios (scenarios.ts) against the service on PostgreSQL, with 1 and then 2
+ * service processes on one database (the load split evenly between them), beside the raw Fastify
+ * baseline and the embedded database measured in the same run. For each: requests and
+ * statements per second, latency, the ratio to the baseline, and CPU time per request in the
+ * service processes (Node) and in PostgreSQL's processes (when the server runs on this machine:
+ * the CPU of every `postgres` process is read from /proc before and after each run).
+ *
+ * Each configuration gets a database of its own, created and dropped on the server the URL names
+ * (its user needs CREATEDB). Results go to bench-results/<timestamp>-postgres.json too.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { cpuMicros, runLoad, type LoadResult } from './load';
+import { ADMIN_TOKEN, ROOT, startBaselineProcess, startServiceProcess, type Child } from './processes';
+import { scenarios, type Scenario, type StoreContext } from './scenarios';
+import { statementGenerator } from './statements';
+
+export interface PostgresBenchOptions {
+  databaseUrl: string;
+  seconds: number;
+  preloadCount: number;
+  seed: number;
+  log: (message: string) => void;
+}
+
+interface Measured {
+  requestsPerSec: number;
+  statementsPerSec: number | null;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  /** Service CPU (all processes) per request, µs. */
+  nodeMicrosPerRequest: number | null;
+  /** PostgreSQL CPU (all its processes on this machine) per request, µs; null when not local. */
+  postgresMicrosPerRequest: number | null;
+}
+
+interface Row {
+  configuration: string;
+  scenario: string;
+  label: string;
+  statementsPerRequest: number;
+  measured: Measured;
+  ratio: number | null;
+}
+
+const SLUG = 'bench';
+
+/** CPU time of every process named `postgres` on this machine, µs (0 when there is none). */
+function postgresCpuMicros(): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
+      total += cpuMicros(Number(entry)) ?? 0;
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
+}
+
+async function withDatabase<T>(serverUrl: string, name: string, work: (url: string) => Promise<T>): Promise<T> {
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  try {
+    return await work(url.toString());
+  } finally {
+    const cleanup = new pg.Client({ connectionString: serverUrl });
+    await cleanup.connect();
+    await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
+    await cleanup.end();
+  }
+}
+
+async function createStore(url: string): Promise<StoreContext> {
+  const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
+  const store = await fetch(`${url}/admin/api/stores`, { method: 'POST', headers, body: JSON.stringify({ slug: SLUG, name: 'Benchmark', environment: 'test' }) });
+  if (!store.ok) throw new Error(`create the Store: ${store.status} ${await store.text()}`);
+  const key = await fetch(`${url}/admin/api/stores/${SLUG}/keys`, { method: 'POST', headers, body: JSON.stringify({ name: 'bench' }) });
+  if (!key.ok) throw new Error(`create a key: ${key.status} ${await key.text()}`);
+  return { slug: SLUG, authorization: `Basic ${((await key.json()) as { basic: string }).basic}`, adminToken: ADMIN_TOKEN, knownIds: [] };
+}
+
+/** Batches of 1000, spread over the processes; keeps a sample of ids for GET by id. */
+async function preload(urls: string[], ctx: StoreContext, count: number, seed: number): Promise<void> {
+  const generator = statementGenerator(seed);
+  let sent = 0;
+  const worker = async (i: number) => {
+    while (sent < count) {
+      const n = Math.min(1000, count - sent);
+      sent += n;
+      const response = await fetch(`${urls[i % urls.length]}/${ctx.slug}/xAPI/statements`, {
+        method: 'POST',
+        headers: { authorization: ctx.authorization, 'x-experience-api-version': '1.0.3', 'content-type': 'application/json' },
+        body: JSON.stringify(Array.from({ length: n }, () => generator.next())),
+      });
+      if (!response.ok) throw new Error(`preload: ${response.status} ${await response.text()}`);
+      const ids = (await response.json()) as string[];
+      if (ctx.knownIds.length < 20_000) ctx.knownIds.push(...ids.filter((_, k) => k % 25 === 0));
+    }
+  };
+  await Promise.all([0, 1, 2, 3].map(worker));
+}
+
+/** One scenario on every process at once, its connections split between them. */
+async function measure(processes: Child[], scenario: Scenario, seconds: number, withPostgres: boolean): Promise<Measured> {
+  const nodeBefore = processes.map((p) => cpuMicros(p.child.pid));
+  const postgresBefore = withPostgres ? postgresCpuMicros() : 0;
+  const connections = Math.max(1, Math.round(scenario.connections / processes.length));
+  const results: LoadResult[] = await Promise.all(
+    processes.map((p) => runLoad({ baseUrl: p.url, connections, seconds, next: scenario.next, statementsPerRequest: scenario.statementsPerRequest })),
+  );
+  const postgresAfter = withPostgres ? postgresCpuMicros() : 0;
+  const nodeAfter = processes.map((p) => cpuMicros(p.child.pid));
+  const requests = results.reduce((sum, r) => sum + r.requests, 0);
+  const nodeMicros = nodeBefore.every((v) => v !== null) && nodeAfter.every((v) => v !== null) ? nodeAfter.reduce((s, v, i) => s + v! - nodeBefore[i]!, 0) : null;
+  const requestsPerSec = results.reduce((sum, r) => sum + r.requestsPerSec, 0);
+  return {
+    requestsPerSec,
+    statementsPerSec: scenario.statementsPerRequest > 0 ? requestsPerSec * scenario.statementsPerRequest : null,
+    p50: Math.max(...results.map((r) => r.p50)),
+    p99: Math.max(...results.map((r) => r.p99)),
+    non2xx: results.reduce((sum, r) => sum + r.non2xx, 0),
+    nodeMicrosPerRequest: nodeMicros === null || requests === 0 ? null : nodeMicros / requests,
+    postgresMicrosPerRequest: withPostgres && requests > 0 ? (postgresAfter - postgresBefore) / requests : null,
+  };
+}
+
+async function runConfiguration(
+  name: string,
+  env: (dataDir: string) => Record<string, string>,
+  processCount: number,
+  options: PostgresBenchOptions,
+  baselines: Map<string, Measured>,
+  withPostgres: boolean,
+): Promise<Row[]> {
+  const dirs = Array.from({ length: processCount }, () => mkdtempSync(join(tmpdir(), 'lore-bench-pg-')));
+  const processes: Child[] = [];
+  try {
+    for (const dataDir of dirs) processes.push(await startServiceProcess({ dataDir, env: env(dataDir) }));
+    const ctx = await createStore(processes[0]!.url);
+    options.log(`${name}: preloading ${options.preloadCount.toLocaleString('en-US')} statements`);
+    await preload(
+      processes.map((p) => p.url),
+      ctx,
+      options.preloadCount,
+      options.seed,
+    );
+    const rows: Row[] = [];
+    for (const scenario of scenarios(ctx, options.seed + 1)) {
+      const measured = await measure(processes, scenario, options.seconds, withPostgres);
+      const base = baselines.get(scenario.baselineKey) ?? null;
+      rows.push({ configuration: name, scenario: scenario.name, label: scenario.label, statementsPerRequest: scenario.statementsPerRequest, measured, ratio: base ? measured.requestsPerSec / base.requestsPerSec : null });
+      options.log(`${name} ${scenario.name}: ${measured.requestsPerSec.toFixed(0)} req/s${measured.non2xx ? `, ${measured.non2xx} non-2xx` : ''}`);
+    }
+    return rows;
+  } finally {
+    for (const p of processes) await p.stop();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function format(n: number | null, digits = 0): string {
+  return n === null ? '-' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+function printTable(rows: Row[]): void {
+  const header = ['configuration', 'scenario', 'req/s', 'vs baseline', 'stmts/s', 'p50 ms', 'p99 ms', 'Node µs/stmt', 'PostgreSQL µs/stmt'];
+  const lines = rows.map((r) => {
+    const perStatement = (micros: number | null) => (micros === null ? null : micros / Math.max(1, r.statementsPerRequest));
+    return [
+      r.configuration,
+      r.label,
+      format(r.measured.requestsPerSec),
+      r.ratio === null ? '-' : `${r.ratio.toFixed(2)}×`,
+      format(r.measured.statementsPerSec),
+      format(r.measured.p50, 1),
+      format(r.measured.p99, 1),
+      format(perStatement(r.measured.nodeMicrosPerRequest)),
+      format(perStatement(r.measured.postgresMicrosPerRequest)),
+    ];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
+  console.log([header, ...lines].map((cells) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')).join('\n'));
+  console.log('(µs/stmt: CPU time per request divided by the statements it carries; reads count per request.)');
+}
+
+export async function runPostgresBench(options: PostgresBenchOptions): Promise<void> {
+  const baseline = await startBaselineProcess();
+  const baselines = new Map<string, Measured>();
+  const rows: Row[] = [];
+  const withPostgres = postgresCpuMicros() > 0;
+  if (!withPostgres) options.log('no postgres process on this machine: PostgreSQL CPU is not measured');
+  try {
+    // The baseline with the same scenarios (one per body shape), on one process.
+    const sample: StoreContext = { slug: SLUG, authorization: 'Basic eDp4', adminToken: ADMIN_TOKEN, knownIds: ['00000000-0000-4000-8000-000000000000'] };
+    for (const scenario of scenarios(sample, options.seed + 1)) {
+      if (baselines.has(scenario.baselineKey)) continue;
+      baselines.set(scenario.baselineKey, await measure([baseline], scenario, options.seconds, false));
+    }
+  } finally {
+    await baseline.stop();
+  }
+  const stamp = Date.now().toString(36);
+  rows.push(...(await runConfiguration('sql.js, 1 process', () => ({}), 1, options, baselines, false)));
+  for (const count of [1, 2]) {
+    rows.push(
+      ...(await withDatabase(options.databaseUrl, `lore_bench_${stamp}_${count}`, (url) =>
+        runConfiguration(`PostgreSQL, ${count} process${count === 1 ? '' : 'es'}`, () => ({ LRS_DATABASE_URL: url }), count, options, baselines, withPostgres),
+      )),
+    );
+  }
+  console.log(`\n== Lore on PostgreSQL: ${cpus().length} cores, ${options.seconds} s per run, ${options.preloadCount.toLocaleString('en-US')} statements preloaded ==`);
+  printTable(rows);
+  mkdirSync(join(ROOT, 'bench-results'), { recursive: true });
+  const file = join(ROOT, 'bench-results', `${new Date().toISOString().replace(/[:.]/g, '-')}-postgres.json`);
+  writeFileSync(file, JSON.stringify({ options: { ...options, databaseUrl: new URL(options.databaseUrl).host, log: undefined }, rows }, null, 2));
+  console.log(`\nresults: ${file}`);
+}
