@@ -94,6 +94,8 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   app.addHook('onClose', async () => refusals.flush());
 
   const clock = new StoredClock();
+  // Other processes on the same database learn from the storage how far this one's writes reach.
+  options.storage.useStampFloor?.(() => clock.floorMs());
   const startedAt = new Date().toISOString();
   const adminDeps = { storage: options.storage, publicUrl: options.publicUrl };
   const limits = { storage: options.storage, limits: options.limits ?? LIMIT_DEFAULTS, buckets: new TokenBuckets() };

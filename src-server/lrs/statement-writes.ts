@@ -51,7 +51,16 @@ export async function recordStatements(
   body: unknown,
   options: RecordOptions = {},
 ): Promise<Outcome<string[]>> {
-  const received = ctx.clock.now();
+  // In flight until the write is over: Consistent-Through stays below it meanwhile (stored-clock.ts).
+  const stamp = ctx.clock.stamp();
+  try {
+    return await recordStamped(ctx, body, options, stamp.at);
+  } finally {
+    stamp.release();
+  }
+}
+
+async function recordStamped(ctx: StatementWriteContext, body: unknown, options: RecordOptions, received: Date): Promise<Outcome<string[]>> {
   const refuse = async (failure: OperationFailure): Promise<Outcome<string[]>> => {
     await recordRejections(ctx, body, failure, received.toISOString());
     return { ok: false, failure };

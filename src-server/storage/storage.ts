@@ -415,9 +415,15 @@ export interface Storage {
   currentSeq(): Promise<number>;
   /**
    * A time (ISO 8601) such that every statement whose `stored` is at or before it is visible to
-   * reads from now on: X-Experience-API-Consistent-Through. Absent: the current time.
+   * reads from now on: X-Experience-API-Consistent-Through. `floorMs`: no statement this process
+   * is still writing has a stored time below it (lrs/stored-clock.ts). Absent: the current time.
    */
-  consistentThrough?(): Promise<string>;
+  consistentThrough?(floorMs: number): Promise<string>;
+  /**
+   * Where the storage reads this process's floor of stored times in flight (StoredClock.floorMs),
+   * for the other processes sharing the database (PostgreSQL). Set once, before serving.
+   */
+  useStampFloor?(floor: () => number): void;
   /** Raw attachment payloads of the Store by sha2 (those it has; each sha2 once). */
   findAttachments(storeId: string, sha2s: string[]): Promise<Array<{ sha2: string; contentType: string; content: Uint8Array }>>;
 

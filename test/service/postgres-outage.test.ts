@@ -78,7 +78,7 @@ afterAll(async () => {
 describe('the service on PostgreSQL during an outage', () => {
   it('answers 503 with Retry-After while the database is away, loses nothing, and recovers by itself', async () => {
     const before = await xapi('POST', 'statements', [statement()]);
-    expect(before.status).toBe(200);
+    expect(before.status, JSON.stringify(before.json)).toBe(200);
     const [acknowledged] = before.json as string[];
 
     await server.stopServer();

@@ -87,6 +87,21 @@ describe('PostgreSQL storage with several processes', () => {
     expect(all.statements.map((s) => s.statementId)).toEqual(expect.arrayContaining([lower.statementId, higher.statementId]));
   });
 
+  it("keeps Consistent-Through before a statement another process has stamped and is still writing", async () => {
+    const db = await database();
+    const writer = await processOn(db);
+    const reader = await processOn(db);
+    const stampedLongAgo = Date.now() - 60_000;
+    // The writer's clock has a statement stamped a minute ago still in flight (a slow request).
+    writer.useStampFloor(() => stampedLongAgo);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(Date.parse(await reader.consistentThrough(Date.now()))).toBeLessThan(stampedLongAgo);
+    // Its write is over: the header moves on to (just before) now.
+    writer.useStampFloor(() => Date.now());
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(Date.parse(await reader.consistentThrough(Date.now()))).toBeGreaterThan(Date.now() - 2_000);
+  });
+
   it('stores one statement id once when two processes write it at the same moment', async () => {
     const db = await database();
     const a = await processOn(db);

@@ -64,6 +64,7 @@ import {
 import type { StorePatch } from './records';
 import { consistentThrough, settledSeq } from './record-seq';
 import { ProcessRegistry } from './process-registry';
+import { StampWatermark } from './stamp-watermark';
 import { pruneLogs } from './retention';
 import { insertRefusalRows, listRefusalRows, SERVICE_WIDE } from './refusals';
 import { insertStatementRows } from './statement-writes';
@@ -105,6 +106,8 @@ export class PostgresStorage implements Storage {
   private readonly changes: ChangeFeed;
   /** The processes sharing the database, by heartbeat (process-registry.ts). */
   private readonly processes: ProcessRegistry;
+  /** This process's floor of stored times in flight, for the others (stamp-watermark.ts). */
+  private readonly watermark: StampWatermark;
   private closed = false;
 
   constructor(
@@ -114,6 +117,7 @@ export class PostgresStorage implements Storage {
     const log = options.log ?? (() => {});
     this.changes = new ChangeFeed(options.url, log);
     this.processes = new ProcessRegistry(db, this.changes.origin, log);
+    this.watermark = new StampWatermark(options.url, log);
     const every = (ms: number, work: () => Promise<void>, what: string) => {
       const timer = setInterval(() => void work().catch((err: unknown) => log(`${what}: ${String(err)}`)), ms);
       timer.unref();
@@ -225,7 +229,8 @@ export class PostgresStorage implements Storage {
 
   // Statements (statement-writes.ts, statement-reads.ts)
 
-  insertStatements(storeId: string, rows: StatementRow[]): Promise<InsertStatementsResult> {
+  async insertStatements(storeId: string, rows: StatementRow[]): Promise<InsertStatementsResult> {
+    this.watermark.assertHeld();
     return this.write(async (tx) => {
       const written = await insertStatementRows(tx, await this.storeNumFor(tx, storeId), rows);
       if (written.seqs.length > 0) {
@@ -250,9 +255,13 @@ export class PostgresStorage implements Storage {
     return settledSeq(this.db);
   }
 
-  /** Behind now by the bound on writes in flight, or before the earliest of them (record-seq.ts). */
-  consistentThrough(): Promise<string> {
-    return consistentThrough(this.db);
+  /** Before the earliest stored time any process still writes (record-seq.ts). */
+  consistentThrough(floorMs: number): Promise<string> {
+    return consistentThrough(this.db, floorMs);
+  }
+
+  useStampFloor(floor: () => number): void {
+    this.watermark.useFloor(floor);
   }
 
   findAttachments(storeId: string, sha2s: string[]): Promise<Array<{ sha2: string; contentType: string; content: Uint8Array }>> {
@@ -400,6 +409,7 @@ export class PostgresStorage implements Storage {
   async start(): Promise<void> {
     await this.changes.start();
     await this.processes.start();
+    await this.watermark.start();
   }
 
   processCount(): number {
@@ -430,6 +440,7 @@ export class PostgresStorage implements Storage {
     for (const timer of this.timers) clearInterval(timer);
     await this.changes.close();
     await this.processes.stop();
+    await this.watermark.close();
     await this.flushTouches().catch((err: unknown) => this.options.log?.(`could not record when API keys were last used: ${String(err)}`));
     await this.db.close();
   }

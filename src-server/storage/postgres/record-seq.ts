@@ -18,15 +18,14 @@
 import type { PostgresDatabase, Tx } from './database';
 
 /**
- * Time leases, for X-Experience-API-Consistent-Through: a writer of statements also holds a lease
- * keyed TIME_LEASE_BASE + the earliest `stored` (ms) it writes, far above any seq lease. `stored`
- * is stamped before the write reaches the database (by the xAPI layer, as the statement is
- * prepared), then the write waits at most for a pooled connection (5 s by default) before it
- * takes its lease: a reader trusts times before now - STAMP_BOUND_MS that no lease holds back.
- * Clocks of the processes must agree (NTP) to well within that bound.
+ * Time leases, for X-Experience-API-Consistent-Through, keyed TIME_LEASE_BASE + a stored time
+ * (ms), far above any seq lease. Two kinds: each process holds one at the floor of the stored
+ * times it has stamped and not finished writing (stamp-watermark.ts: the xAPI layer stamps a
+ * statement before its write reaches the database), and a write transaction holds one at the
+ * earliest stored time it writes (for writers without a watermark, such as a migration). Each
+ * process's leases are in its own clock: the processes' clocks need not agree.
  */
-const TIME_LEASE_BASE = 2 ** 52;
-export const STAMP_BOUND_MS = 10_000;
+export const TIME_LEASE_BASE = 2 ** 52;
 
 /**
  * Takes the leases, then `count` seqs, ascending, in the caller's transaction. `earliestStoredMs`:
@@ -63,13 +62,12 @@ const LEASES = `SELECT (classid::bigint << 32) | objid::bigint AS key FROM pg_lo
   WHERE locktype = 'advisory' AND objsubid = 1 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`;
 
 /**
- * X-Experience-API-Consistent-Through: now - STAMP_BOUND_MS, or just before the earliest `stored`
- * a write under way holds a lease on, whichever is earlier. Read before the statements are.
+ * X-Experience-API-Consistent-Through: just before the earliest stored time that a write under
+ * way (its transaction's lease) or a process still stamping (its watermark, stamp-watermark.ts)
+ * holds back, and before this process's own floor. Read before the statements are.
  */
-export async function consistentThrough(db: PostgresDatabase): Promise<string> {
-  const now = Date.now();
+export async function consistentThrough(db: PostgresDatabase, floorMs: number): Promise<string> {
   const [leases] = await db.query<{ earliest: number | null }>(`SELECT min(key) AS earliest FROM (${LEASES}) AS leases WHERE key >= $1`, [TIME_LEASE_BASE]);
   const earliest = leases?.earliest ?? null;
-  const bound = now - STAMP_BOUND_MS;
-  return new Date(earliest === null ? bound : Math.min(bound, earliest - TIME_LEASE_BASE - 1)).toISOString();
+  return new Date(Math.min(floorMs, earliest === null ? floorMs : earliest - TIME_LEASE_BASE) - 1).toISOString();
 }

@@ -226,12 +226,14 @@ export class SqljsStorage implements Storage {
     return this.db.visibleSeq;
   }
 
-  /** Now, or just before the earliest statement applied whose record is not yet durable (not yet visible). */
-  async consistentThrough(): Promise<string> {
+  /**
+   * Just before the earliest statement still being written: stamped and not yet applied (`floorMs`),
+   * or applied and its record not yet durable (not yet visible).
+   */
+  async consistentThrough(floorMs: number): Promise<string> {
     this.db.assertOpen();
-    const now = Date.now();
     const [pending] = this.db.sql.first('SELECT min(stored_ms) FROM statements WHERE seq > ?', [this.db.visibleSeq]) ?? [null];
-    return new Date(typeof pending === 'number' ? Math.min(now, pending - 1) : now).toISOString();
+    return new Date(Math.min(floorMs, typeof pending === 'number' ? pending : floorMs) - 1).toISOString();
   }
 
   /** Raw attachments by sha2 (xAPI §2.4.11). */

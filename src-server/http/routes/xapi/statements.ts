@@ -128,7 +128,9 @@ export default async function statementRoutes(app: FastifyInstance, deps: Statem
     const options: ReadOptions = { acceptLanguages: acceptLanguages(request), morePath: publicPathPrefix(deps.publicUrl()) + request.url.split('?')[0]! };
     if (reach === 'mine') options.onlyKeyId = request.lrsKey.id;
     // Decided before the read: every statement stored up to it is visible to the read.
-    const consistentThrough = deps.storage.consistentThrough ? await deps.storage.consistentThrough() : new Date().toISOString();
+    const consistentThrough = deps.storage.consistentThrough
+      ? await deps.storage.consistentThrough(deps.clock.floorMs())
+      : new Date(deps.clock.floorMs() - 1).toISOString();
     let outcome;
     if (params.more !== undefined) {
       outcome = await readMore(deps.storage, request.lrsStore, params.more, options);
