@@ -20,6 +20,7 @@ export const SERVICE_SETTINGS = [
   { flag: 'backup-dir', env: 'LRS_BACKUP_DIR', default: 'backups beside the data directory', help: 'where scheduled backups are written (an external disk, a synced folder)' },
   { flag: 'backup-interval', env: 'LRS_BACKUP_INTERVAL', default: '24h', help: 'time between scheduled backups: 30s, 15m, 6h, 7d; off for none' },
   { flag: 'backup-keep', env: 'LRS_BACKUP_KEEP', default: '7', help: 'scheduled backups kept; older ones are deleted' },
+  { flag: 'trust-proxy', env: 'LRS_TRUST_PROXY', default: 'none', help: 'proxies whose X-Forwarded-For gives the client address: addresses or CIDRs, comma-separated (127.0.0.1,10.0.0.0/8)' },
   { flag: 'database-url', env: 'LRS_DATABASE_URL', default: 'none: the embedded database in --data-dir', help: 'postgres://user:password@host:5432/db to keep the data in PostgreSQL (docs/deploy.md)' },
   { flag: 'db-pool-size', env: 'LRS_DB_POOL_SIZE', default: '10', help: 'PostgreSQL connections per service process' },
   { flag: 'db-statement-timeout', env: 'LRS_DB_STATEMENT_TIMEOUT', default: '30s', help: 'longest a PostgreSQL statement may run before the request answers 503' },
@@ -64,6 +65,10 @@ const configSchema = z.object({
       intervalMs: z.number().int().positive().nullable(),
       keep: z.coerce.number().int('backup-keep must be a whole number').min(1, 'backup-keep must be at least 1'),
     })
+    .optional(),
+  /** Proxies whose X-Forwarded-For is believed; absent or empty: none. */
+  trustProxy: z
+    .array(z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()], { error: 'trust-proxy takes IP addresses or CIDRs, comma-separated' }))
     .optional(),
   /** PostgreSQL storage (storage/postgres/); absent: the embedded sql.js database in dataDir. */
   database: z
@@ -114,6 +119,7 @@ export function readCommandLine(argv: string[], env: NodeJS.ProcessEnv): Command
       intervalMs: parseBackupInterval(text('backup-interval') ?? env.LRS_BACKUP_INTERVAL ?? '24h'),
       keep: text('backup-keep') ?? env.LRS_BACKUP_KEEP ?? 7,
     },
+    trustProxy: listSetting(text('trust-proxy') ?? env.LRS_TRUST_PROXY),
     database: databaseSettings(text('database-url') ?? (env.LRS_DATABASE_URL || undefined), {
       poolSize: text('db-pool-size') ?? env.LRS_DB_POOL_SIZE ?? 10,
       statementTimeout: text('db-statement-timeout') ?? env.LRS_DB_STATEMENT_TIMEOUT ?? '30s',
@@ -127,6 +133,11 @@ export function readCommandLine(argv: string[], env: NodeJS.ProcessEnv): Command
   if (!limits.ok) throw new ConfigError(`Invalid configuration: ${limits.message}`);
   const config = { ...parsed.data, limits: limits.limits };
   return flags['reset-admin-token'] === true ? { command: 'reset-admin-token', config } : { command: 'serve', config };
+}
+
+function listSetting(value: string | undefined): string[] | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  return value.split(',').map((item) => item.trim()).filter((item) => item !== '');
 }
 
 function databaseSettings(url: string | undefined, settings: { poolSize: string | number; statementTimeout: string }) {

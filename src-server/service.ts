@@ -99,6 +99,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       // For the console's Connection screen and the admin Host guard.
       serviceInfo: () => ({ listenUrl: listening.url, host: config.host, port: listening.port, dataDir: config.dataDir }),
       backups: () => backupStatus.current?.status(),
+      ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
     });
     // Scheduled backups (admin/backup-schedule.ts), started once the service listens.
     // A database server is backed up with its own tools (docs/deploy.md): no scheduled files.

@@ -68,6 +68,11 @@ export interface ServerOptions {
   /** Heartbeat interval of /admin/api/events (default 15 s); tests shorten it. */
   eventHeartbeatMs?: number;
   logger?: FastifyServerOptions['logger'];
+  /**
+   * The proxies whose X-Forwarded-For is believed (--trust-proxy): addresses or CIDRs; the client
+   * address is then the one they forward (refusal log, failed-login back-off). Default: none.
+   */
+  trustProxy?: string[];
 }
 
 /** Default request body limit: far above any real statement batch, far below memory trouble. */
@@ -82,6 +87,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // Answered by registerStopping instead, so that the 503 carries the CORS headers too.
     return503OnClosing: false,
+    ...(options.trustProxy?.length ? { trustProxy: options.trustProxy } : {}),
   });
   // First: every later refusal, the not-found answer included, then carries the CORS headers.
   registerCors(app);
