@@ -80,6 +80,7 @@ export function liveEventBus(storage: Storage): LiveEventBus {
 
 /** Publishes a change another process committed, read back from the storage like a local one. */
 async function relayChange(storage: Storage, bus: LiveEventBus, change: StorageChange): Promise<void> {
+  if (change.kind === 'directory') return; // nothing the console streams
   if (change.kind === 'refusal') {
     const store = change.storeId === null ? null : await storage.findStoreById(change.storeId);
     if (change.storeId !== null && !store) return;

@@ -384,7 +384,9 @@ export type StorageChange =
   /** Statements or rejections recorded with seqs `fromSeq`..`toSeq`; `voided`: statement ids they voided. */
   | { kind: 'records'; storeId: string; fromSeq: number; toSeq: number; voided: string[] }
   /** A refused request logged (storeId null: the service-wide log). */
-  | { kind: 'refusal'; storeId: string | null; id: number; status: number; code: string; at: string };
+  | { kind: 'refusal'; storeId: string | null; id: number; status: number; code: string; at: string }
+  /** Stores or API keys changed: what a process keeps of them is stale. */
+  | { kind: 'directory' };
 
 export interface Storage {
   // Stores

@@ -11,7 +11,7 @@ import type { PostgresStorage, PostgresStorageOptions } from '../../src-server/s
 import type { DocumentKey } from '../../src-server/storage/storage';
 import { createTestDatabase } from '../postgres/test-database';
 import type { TestDatabase } from '../postgres/test-database';
-import { ALICE, COURSE, makeStatement, makeStore } from './rows';
+import { ALICE, COURSE, makeApiKey, makeStatement, makeStore } from './rows';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -100,6 +100,29 @@ describe('PostgreSQL storage with several processes', () => {
     writer.useStampFloor(() => Date.now());
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(Date.parse(await reader.consistentThrough(Date.now()))).toBeGreaterThan(Date.now() - 2_000);
+  });
+
+  it('forgets the Stores and keys it keeps when another process changes them, within a second', async () => {
+    const db = await database();
+    const a = await processOn(db);
+    const b = await processOn(db);
+    const store = makeStore();
+    await a.insertStore(store);
+    const key = makeApiKey(store.id);
+    await a.insertApiKey(key);
+    // B reads (and keeps) both, as every request does.
+    expect((await b.findApiKey(key.id))?.revokedAt).toBeNull();
+    expect((await b.findStoreBySlug(store.slug))?.name).toBe(store.name);
+    await a.updateApiKey(key.id, { revokedAt: new Date().toISOString() });
+    await a.updateStore(store.id, { name: 'Renamed' });
+    const changedAt = performance.now();
+    let seen = false;
+    while (!seen && performance.now() - changedAt < 3_000) {
+      seen = (await b.findApiKey(key.id))?.revokedAt !== null && (await b.findStoreBySlug(store.slug))?.name === 'Renamed';
+      if (!seen) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(seen).toBe(true);
+    expect(performance.now() - changedAt).toBeLessThan(1_000);
   });
 
   it('stores one statement id once when two processes write it at the same moment', async () => {

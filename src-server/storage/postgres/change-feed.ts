@@ -29,6 +29,10 @@ export class ChangeFeed {
   private readonly listeners = new Set<(change: StorageChange) => void>();
   private client: pg.Client | null = null;
   private retryMs = 1_000;
+  /** LISTEN is in place: every other process's change reaches this one. */
+  private heard = false;
+  /** Called whenever the connection is lost: what was learnt from it may be stale now. */
+  private readonly lostListeners = new Set<() => void>();
   private retryTimer: NodeJS.Timeout | null = null;
   private closed = false;
 
@@ -53,6 +57,16 @@ export class ChangeFeed {
    */
   start(): Promise<void> {
     return this.connect();
+  }
+
+  /** Whether every change of the other processes reaches this one now. */
+  get listening(): boolean {
+    return this.heard;
+  }
+
+  /** `listener` runs whenever the connection is lost (changes may have been missed). */
+  onLost(listener: () => void): void {
+    this.lostListeners.add(listener);
   }
 
   /** Returns the unsubscribe function. */
@@ -80,6 +94,7 @@ export class ChangeFeed {
       await client.connect();
       await client.query(`LISTEN ${CHANNEL}`);
       this.retryMs = 1_000;
+      if (this.client === client) this.heard = true;
     } catch (err) {
       this.log(`live changes from other processes paused: ${String(err)}`);
       this.reconnect(client);
@@ -89,6 +104,8 @@ export class ChangeFeed {
   private reconnect(client: pg.Client): void {
     if (this.client !== client || this.closed) return;
     this.client = null;
+    this.heard = false;
+    for (const listener of this.lostListeners) listener();
     void client.end().catch(() => {});
     const delay = this.retryMs;
     this.retryMs = Math.min(this.retryMs * 2, 30_000);

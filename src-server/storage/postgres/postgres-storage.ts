@@ -42,6 +42,7 @@ import { DEFAULT_RETENTION_BOUNDS, DEFAULT_RETENTION_INTERVAL_MS } from '../rete
 import type { RejectionRetention } from '../retention-bounds';
 import type { PortableRecord } from '../portable';
 import { ChangeFeed } from './change-feed';
+import { DirectoryCache } from './directory-cache';
 import { exportPostgresRecords } from './export-records';
 import { PostgresDatabase } from './database';
 import type { PostgresPoolOptions, Tx } from './database';
@@ -108,6 +109,8 @@ export class PostgresStorage implements Storage {
   private readonly processes: ProcessRegistry;
   /** This process's floor of stored times in flight, for the others (stamp-watermark.ts). */
   private readonly watermark: StampWatermark;
+  /** Stores and keys as last read, kept while the change feed listens (directory-cache.ts). */
+  private readonly directory: DirectoryCache;
   private closed = false;
 
   constructor(
@@ -118,6 +121,11 @@ export class PostgresStorage implements Storage {
     this.changes = new ChangeFeed(options.url, log);
     this.processes = new ProcessRegistry(db, this.changes.origin, log);
     this.watermark = new StampWatermark(options.url, log);
+    this.directory = new DirectoryCache(() => this.changes.listening);
+    this.changes.onLost(() => this.directory.clear());
+    this.changes.subscribe((change) => {
+      if (change.kind === 'directory') this.directory.clear();
+    });
     const every = (ms: number, work: () => Promise<void>, what: string) => {
       const timer = setInterval(() => void work().catch((err: unknown) => log(`${what}: ${String(err)}`)), ms);
       timer.unref();
@@ -148,22 +156,37 @@ export class PostgresStorage implements Storage {
 
   /** A read of one Store's rows; `none` for a Store that does not exist. */
   private async read<T>(storeId: string, none: T, read: (storeNum: number) => Promise<T>): Promise<T> {
-    const [row] = await this.db.query<{ num: number }>('SELECT num FROM stores WHERE id = $1', [storeId]);
-    return row ? read(row.num) : none;
+    const store = await this.directory.store('id', storeId, () => findStoreRow(this.db, 'id', storeId));
+    return store ? read(store.num) : none;
   }
 
   // Stores and API keys (records.ts)
 
+  /** In a write of Stores or keys: every process forgets what it kept of them (directory-cache.ts). */
+  private readonly directoryChanged = async (tx: Tx): Promise<void> => {
+    this.directory.clear();
+    await this.changes.notify(tx, { kind: 'directory' });
+  };
+
+  /** Runs a write of Stores or keys, then forgets what this process kept of them. */
+  private async directoryWrite(write: Promise<void>): Promise<void> {
+    try {
+      await write;
+    } finally {
+      this.directory.clear();
+    }
+  }
+
   insertStore(store: StoreRecord): Promise<void> {
-    return insertStoreRow(this.db, store);
+    return this.directoryWrite(insertStoreRow(this.db, store, this.directoryChanged));
   }
 
   async findStoreBySlug(slug: string): Promise<StoreRecord | null> {
-    return withoutNum(await findStoreRow(this.db, 'slug', slug));
+    return withoutNum(await this.directory.store('slug', slug, () => findStoreRow(this.db, 'slug', slug)));
   }
 
   async findStoreById(id: string): Promise<StoreRecord | null> {
-    return withoutNum(await findStoreRow(this.db, 'id', id));
+    return withoutNum(await this.directory.store('id', id, () => findStoreRow(this.db, 'id', id)));
   }
 
   async listStores(): Promise<StoreRecord[]> {
@@ -171,22 +194,26 @@ export class PostgresStorage implements Storage {
   }
 
   updateStore(id: string, patch: StorePatch): Promise<void> {
-    return updateStoreRow(this.db, id, patch);
+    return this.directoryWrite(updateStoreRow(this.db, id, patch, this.directoryChanged));
   }
 
-  async deleteStore(id: string): Promise<void> {
-    await this.write(async (tx) => {
-      const { rows } = await tx.query<{ num: number }>('SELECT num FROM stores WHERE id = $1 FOR UPDATE', [id]);
-      if (rows[0]) await deleteStoreRows(tx, rows[0].num, true);
-    });
+  deleteStore(id: string): Promise<void> {
+    return this.directoryWrite(
+      this.write(async (tx) => {
+        const { rows } = await tx.query<{ num: number }>('SELECT num FROM stores WHERE id = $1 FOR UPDATE', [id]);
+        if (!rows[0]) return;
+        await deleteStoreRows(tx, rows[0].num, true);
+        await this.directoryChanged(tx);
+      }),
+    );
   }
 
   insertApiKey(key: ApiKeyRecord): Promise<void> {
-    return insertApiKeyRow(this.db, key);
+    return this.directoryWrite(insertApiKeyRow(this.db, key, this.directoryChanged));
   }
 
   async findApiKey(id: string): Promise<ApiKeyRecord | null> {
-    return this.withTouch(await findApiKeyRow(this.db, id));
+    return this.withTouch(await this.directory.apiKey(id, () => findApiKeyRow(this.db, id)));
   }
 
   async listApiKeys(storeId: string): Promise<ApiKeyRecord[]> {
@@ -201,12 +228,12 @@ export class PostgresStorage implements Storage {
   async updateApiKey(id: string, patch: ApiKeyPatch): Promise<void> {
     const defined = Object.entries(patch).filter(([, value]) => value !== undefined);
     if (defined.length === 1 && defined[0]![0] === 'lastUsedAt' && typeof patch.lastUsedAt === 'string') {
-      if (!(await findApiKeyRow(this.db, id))) throw new StorageNotFoundError('api_key_not_found', `no API key with id ${id}`);
+      if (!(await this.directory.apiKey(id, () => findApiKeyRow(this.db, id)))) throw new StorageNotFoundError('api_key_not_found', `no API key with id ${id}`);
       const pending = this.touches.get(id);
       if (pending === undefined || pending < patch.lastUsedAt) this.touches.set(id, patch.lastUsedAt);
       return;
     }
-    await updateApiKeyRow(this.db, id, patch);
+    await this.directoryWrite(updateApiKeyRow(this.db, id, patch, this.directoryChanged));
   }
 
   private withTouch(key: ApiKeyRecord | null): ApiKeyRecord | null {

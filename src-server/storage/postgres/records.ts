@@ -71,7 +71,10 @@ function toApiKey(row: KeyRow): ApiKeyRecord {
   };
 }
 
-export async function insertStoreRow(db: PostgresDatabase, store: StoreRecord): Promise<void> {
+/** `inTransaction`: runs in each write's transaction, before COMMIT (the change notification). */
+type InTransaction = (tx: Tx) => Promise<void>;
+
+export async function insertStoreRow(db: PostgresDatabase, store: StoreRecord, inTransaction: InTransaction): Promise<void> {
   await db.transaction(async (tx) => {
     const { rows } = await tx.query<{ id: string; slug: string }>('SELECT id, slug FROM stores WHERE id = $1 OR slug = $2', [store.id, store.slug]);
     if (rows.some((row) => row.id === store.id)) throw new StorageDuplicateError('store_exists', `a Store with id ${store.id} exists`);
@@ -81,6 +84,7 @@ export async function insertStoreRow(db: PostgresDatabase, store: StoreRecord): 
       'INSERT INTO stores (id, slug, name, environment, created_at, updated_at, limits) VALUES ($1, $2, $3, $4, $5, $6, $7)',
       [store.id, store.slug, store.name, store.environment, store.createdAt, store.updatedAt, limitsColumn(store.limits)],
     );
+    await inTransaction(tx);
   });
 }
 
@@ -94,7 +98,7 @@ export async function listStoreRows(db: PostgresDatabase): Promise<Array<StoreRe
   return (await db.query<StoreRow>(`SELECT ${STORE_COLUMNS} FROM stores ORDER BY num`)).map((row) => ({ ...toStore(row), num: row.num }));
 }
 
-export async function updateStoreRow(db: PostgresDatabase, id: string, patch: StorePatch): Promise<void> {
+export async function updateStoreRow(db: PostgresDatabase, id: string, patch: StorePatch, inTransaction: InTransaction): Promise<void> {
   await db.transaction(async (tx) => {
     const { rowCount } = await tx.query(
       `UPDATE stores SET name = coalesce($2, name), updated_at = coalesce($3, updated_at),
@@ -102,6 +106,7 @@ export async function updateStoreRow(db: PostgresDatabase, id: string, patch: St
       [id, patch.name ?? null, patch.updatedAt ?? null, patch.limits !== undefined, limitsColumn(patch.limits)],
     );
     if (rowCount === 0) throw new StorageNotFoundError('store_not_found', `no Store with id ${id}`);
+    await inTransaction(tx);
   });
 }
 
@@ -111,7 +116,7 @@ export async function deleteStoreRows(tx: Tx, storeNum: number, andStore: boolea
   if (andStore) await tx.query('DELETE FROM stores WHERE num = $1', [storeNum]); // keys cascade
 }
 
-export async function insertApiKeyRow(db: PostgresDatabase, key: ApiKeyRecord): Promise<void> {
+export async function insertApiKeyRow(db: PostgresDatabase, key: ApiKeyRecord, inTransaction: InTransaction): Promise<void> {
   await db.transaction(async (tx) => {
     const { rows } = await tx.query<{ num: number }>('SELECT num FROM stores WHERE id = $1', [key.storeId]);
     const store = rows[0];
@@ -136,6 +141,7 @@ export async function insertApiKeyRow(db: PostgresDatabase, key: ApiKeyRecord): 
       ],
     );
     if (inserted.rowCount === 0) throw new StorageDuplicateError('api_key_exists', `an API key with id ${key.id} exists`);
+    await inTransaction(tx);
   });
 }
 
@@ -157,7 +163,7 @@ const KEY_PATCH_COLUMNS: Record<keyof ApiKeyPatch, string> = {
 };
 
 /** Sets the fields the patch defines; StorageNotFoundError for an unknown key. */
-export async function updateApiKeyRow(db: PostgresDatabase, id: string, patch: ApiKeyPatch): Promise<void> {
+export async function updateApiKeyRow(db: PostgresDatabase, id: string, patch: ApiKeyPatch, inTransaction: InTransaction): Promise<void> {
   const sets: string[] = [];
   const values: unknown[] = [id];
   for (const [field, column] of Object.entries(KEY_PATCH_COLUMNS) as Array<[keyof ApiKeyPatch, string]>) {
@@ -166,7 +172,11 @@ export async function updateApiKeyRow(db: PostgresDatabase, id: string, patch: A
     sets.push(`${column} = $${values.length}`);
   }
   const sql = sets.length === 0 ? 'SELECT 1 FROM api_keys WHERE id = $1' : `UPDATE api_keys SET ${sets.join(', ')} WHERE id = $1`;
-  const rows = await db.transaction(async (tx) => (await tx.query(sql, values)).rowCount);
+  const rows = await db.transaction(async (tx) => {
+    const { rowCount } = await tx.query(sql, values);
+    if (rowCount) await inTransaction(tx);
+    return rowCount;
+  });
   if (rows === 0) throw new StorageNotFoundError('api_key_not_found', `no API key with id ${id}`);
 }
 
