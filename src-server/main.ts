@@ -5,9 +5,10 @@
  * is flushed and snapshotted, the data directory is released).
  */
 import { mkdirSync } from 'node:fs';
-import { resetAdminToken } from './admin/admin-token';
+import { resetAdminToken, resetSharedAdminToken } from './admin/admin-token';
 import { ConfigError, helpText, readCommandLine, type ServiceConfig } from './config';
 import { databaseLabel, startService } from './service';
+import { openPostgresStorage } from './storage/postgres/postgres-storage';
 import { lockDataDir } from './storage/sqljs/lock';
 
 async function main(): Promise<void> {
@@ -69,6 +70,7 @@ async function main(): Promise<void> {
 
 /** Replaces the admin token while no service holds the data directory; the new token is printed once. */
 async function resetToken(config: ServiceConfig): Promise<void> {
+  if (config.database) return resetSharedToken(config, config.database.url);
   mkdirSync(config.dataDir, { recursive: true });
   let lock;
   try {
@@ -84,6 +86,25 @@ async function resetToken(config: ServiceConfig): Promise<void> {
     if (config.adminToken) console.error('Note: LRS_ADMIN_TOKEN is set in this environment, and a service started with it uses that token instead.');
   } finally {
     await lock.release();
+  }
+}
+
+/** On PostgreSQL the token's hash is in the database: every process uses the new one from its next start. */
+async function resetSharedToken(config: ServiceConfig, url: string): Promise<void> {
+  let storage;
+  try {
+    storage = await openPostgresStorage({ url, poolSize: 1 });
+  } catch (error) {
+    console.error(`The admin token was not reset: ${(error as Error).message}`);
+    process.exit(1);
+  }
+  try {
+    const token = await resetSharedAdminToken(storage);
+    console.log(`New admin token for PostgreSQL at ${databaseLabel(url)} (shown once, only its hash is kept; each service process uses it from its next start):`);
+    console.log(token);
+    if (config.adminToken) console.error('Note: LRS_ADMIN_TOKEN is set in this environment, and a service started with it uses that token instead.');
+  } finally {
+    await storage.close();
   }
 }
 

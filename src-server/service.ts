@@ -4,7 +4,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { resolveAdminToken } from './admin/admin-token';
+import { resolveAdminToken, resolveSharedAdminToken } from './admin/admin-token';
 import { BackupSchedule } from './admin/backup-schedule';
 import type { ServiceConfig } from './config';
 import { buildServer } from './http/build-server';
@@ -85,7 +85,11 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       });
   if (config.database) log(`storage: PostgreSQL at ${databaseLabel(config.database.url)}`);
   try {
-    const adminToken = resolveAdminToken(config.dataDir, config.adminToken);
+    // On a shared database every process checks the same token, kept there.
+    const adminToken =
+      storage.adminTokenHash && storage.keepAdminTokenHash
+        ? await resolveSharedAdminToken({ adminTokenHash: storage.adminTokenHash.bind(storage), keepAdminTokenHash: storage.keepAdminTokenHash.bind(storage) }, config.adminToken)
+        : resolveAdminToken(config.dataDir, config.adminToken);
     // The public URL is known only once the port is: `--port 0` picks one at listen time.
     let publicUrl = config.publicUrl ?? '';
     const backupStatus: { current: BackupSchedule | null } = { current: null };

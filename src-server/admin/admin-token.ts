@@ -18,7 +18,7 @@ export interface ResolvedAdminToken {
   check: AdminTokenCheck;
   /** The token in clear, only when it was generated just now and must be shown to the user. */
   generated: string | null;
-  source: 'environment' | 'data-dir' | 'generated';
+  source: 'environment' | 'data-dir' | 'database' | 'generated';
   /**
    * Keeps a generated token's hash in the data directory. Called once the service listens and the
    * token is about to be shown: a first start that fails before that (port in use) keeps nothing,
@@ -53,6 +53,36 @@ export function resolveAdminToken(dataDir: string, fromEnvironment: string | und
   }
   const token = generateAdminToken();
   return { check: checkFor(hashSecret(token)), generated: token, source: 'generated', keep: () => writeTokenHash(dataDir, token) };
+}
+
+/** Where a deployment on a shared database keeps the admin token's hash (Storage.adminTokenHash). */
+export interface SharedTokenHash {
+  adminTokenHash(): Promise<string | null>;
+  keepAdminTokenHash(hash: string, replace: boolean): Promise<string>;
+}
+
+/**
+ * The admin token of a deployment whose processes share one database: its hash lives there, so
+ * every process checks the same token. The first process to start generates it and shows it; a
+ * process that starts at the same moment and loses the race shows nothing and uses the winner's.
+ */
+export async function resolveSharedAdminToken(shared: SharedTokenHash, fromEnvironment: string | undefined): Promise<ResolvedAdminToken> {
+  if (fromEnvironment !== undefined && fromEnvironment !== '') {
+    return { check: checkFor(hashSecret(fromEnvironment)), generated: null, source: 'environment', keep: () => {} };
+  }
+  const existing = await shared.adminTokenHash();
+  if (existing) return { check: checkFor(existing), generated: null, source: 'database', keep: () => {} };
+  const token = generateAdminToken();
+  const inForce = await shared.keepAdminTokenHash(hashSecret(token), false);
+  if (inForce !== hashSecret(token)) return { check: checkFor(inForce), generated: null, source: 'database', keep: () => {} };
+  return { check: checkFor(inForce), generated: token, source: 'generated', keep: () => {} };
+}
+
+/** A new admin token for a shared database, replacing the one in force (at each process's next start). */
+export async function resetSharedAdminToken(shared: SharedTokenHash): Promise<string> {
+  const token = generateAdminToken();
+  await shared.keepAdminTokenHash(hashSecret(token), true);
+  return token;
 }
 
 /**

@@ -505,6 +505,16 @@ export interface Storage {
    * for the whole deployment divides by it). Absent: this process alone.
    */
   processCount?(): number;
+  /**
+   * The admin token's hash, kept in the database so that every process sharing it checks the same
+   * token (PostgreSQL; the embedded database keeps it in its data directory instead). Null: none yet.
+   */
+  adminTokenHash?(): Promise<string | null>;
+  /**
+   * Keeps `hash` as the admin token's: always with `replace`, otherwise only when there is none
+   * yet. Resolves with the hash in force afterwards (another process's, if it was first).
+   */
+  keepAdminTokenHash?(hash: string, replace: boolean): Promise<string>;
   /** Damage the database found in itself while running (StorageDamagedError's message), or null. */
   damage?(): string | null;
 

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSseParser } from '../../src-server/admin/sse-parser';
 import { createTestDatabase } from '../postgres/test-database';
 import type { TestDatabase } from '../postgres/test-database';
-import { ADMIN_TOKEN, createStoreAndKey, startService, xapiHeaders } from './service-process';
+import { ADMIN_TOKEN, createStoreAndKey, spawnService, startService, xapiHeaders } from './service-process';
 import type { ServiceProcess } from './service-process';
 
 let database: TestDatabase;
@@ -171,6 +171,54 @@ describe('two service processes on one PostgreSQL database', () => {
         service.child.kill('SIGTERM');
         await service.exited;
       }
+    }
+  }, 60_000);
+});
+
+describe('the admin token of processes sharing a database', () => {
+  it('is generated once, shown once, and accepted by every process; a reset replaces it for the next start', async () => {
+    const db = await createTestDatabase();
+    const started: ServiceProcess[] = [];
+    const stopAll = async () => {
+      for (const service of started.splice(0)) {
+        service.child.kill('SIGTERM');
+        await service.exited;
+      }
+    };
+    const tokenIn = (output: string) => /admin token \(shown once[^:]*\): (\S+)/.exec(output)?.[1] ?? null;
+    const accepts = async (service: ServiceProcess, token: string) =>
+      (await fetch(`${service.url}/admin/api/stores`, { headers: { authorization: `Bearer ${token}` } })).status === 200;
+    const startOne = async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'lore-token-'));
+      dirs.push(dir);
+      const service = await startService(dir, { LRS_DATABASE_URL: db.url, LRS_ADMIN_TOKEN: '' });
+      started.push(service);
+      return service;
+    };
+    try {
+      const first = await startOne();
+      const second = await startOne();
+      const token = tokenIn(first.output());
+      expect(token).not.toBeNull();
+      expect(tokenIn(second.output())).toBeNull();
+      expect(await accepts(first, token!)).toBe(true);
+      expect(await accepts(second, token!)).toBe(true);
+      expect(await accepts(second, 'lore_admin_not-the-token')).toBe(false);
+      await stopAll();
+
+      const resetDir = mkdtempSync(join(tmpdir(), 'lore-token-'));
+      dirs.push(resetDir);
+      const reset = spawnService(resetDir, ['--reset-admin-token'], { LRS_DATABASE_URL: db.url, LRS_ADMIN_TOKEN: '' });
+      expect((await reset.exited).code).toBe(0);
+      const fresh = /\n(lore_admin_\S+)/.exec(reset.output())?.[1];
+      expect(fresh).toBeDefined();
+      const third = await startOne();
+      expect(tokenIn(third.output())).toBeNull();
+      expect(await accepts(third, fresh!)).toBe(true);
+      expect(await accepts(third, token!)).toBe(false);
+    } finally {
+      await stopAll();
+      await db.drop();
     }
   }, 60_000);
 });

@@ -193,6 +193,13 @@ CREATE TABLE service_processes (
   seen_ms bigint NOT NULL
 );
 `,
+  `
+-- Settings every process of the deployment shares: the admin token's hash (admin/admin-token.ts).
+CREATE TABLE service_settings (
+  key text PRIMARY KEY,
+  value text NOT NULL
+);
+`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -458,6 +458,21 @@ export class PostgresStorage implements Storage {
     return pruneLogs(this.db, (store) => forStore?.(withoutNum(store)!) ?? DEFAULT_RETENTION_BOUNDS, DEFAULT_RETENTION_BOUNDS, stores, nowMs);
   }
 
+  async adminTokenHash(): Promise<string | null> {
+    const [row] = await this.db.query<{ value: string }>("SELECT value FROM service_settings WHERE key = 'admin_token_sha256'");
+    return row?.value ?? null;
+  }
+
+  async keepAdminTokenHash(hash: string, replace: boolean): Promise<string> {
+    const [row] = await this.db.query<{ value: string }>(
+      `INSERT INTO service_settings (key, value) VALUES ('admin_token_sha256', $1)
+       ON CONFLICT (key) DO UPDATE SET value = CASE WHEN $2::boolean THEN excluded.value ELSE service_settings.value END
+       RETURNING value`,
+      [hash, replace],
+    );
+    return row!.value;
+  }
+
   /** Every write is durable when it resolves (it committed): nothing to wait for. */
   async sync(): Promise<void> {}
 
