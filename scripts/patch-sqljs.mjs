@@ -23,8 +23,11 @@
 // so a snapshot writes those pages instead of the whole database, and keeps a page it is writing
 // out from being changed under it.
 //
-// The patterns are those of sql.js 1.16's dist/sql-wasm.js (the build Node loads). Another release
-// fails the install with this message: check the new file system code and update the patterns.
+// The patterns are those of sql.js 1.16.0's dist/sql-wasm.js (the build Node loads); package.json
+// pins that exact version. The file is checked against the checksum of 1.16.0's before it is
+// patched: any other file fails the install with a message saying what to do (docs/sqljs-upgrade.md
+// walks through moving to a new sql.js).
+import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
@@ -52,6 +55,27 @@ export const REPLACEMENTS = [
   },
 ];
 
+/** SHA-256 of sql.js 1.16.0's dist/sql-wasm.js as published (unpatched). */
+export const PRISTINE_SHA256 = '9b96118841c6edfdf53c6f388c1419d1f473cf469df6a6fc2864b386d60bdb5e';
+
+/** The file as published: every replacement (applied or not) undone. */
+export function unpatched(source) {
+  let original = source;
+  for (const { from, to } of REPLACEMENTS) original = original.split(to).join(from);
+  return original;
+}
+
+/** Refuses a file that is not sql.js 1.16.0's (patched by Lore or not), naming what to do. */
+export function assertKnownSqlJs(source, version) {
+  const sha256 = createHash('sha256').update(unpatched(source)).digest('hex');
+  if (sha256 !== PRISTINE_SHA256) {
+    throw new Error(
+      `sql.js ${version}: dist/sql-wasm.js is not the file Lore patches (sha256 ${sha256.slice(0, 16)}…, expected ${PRISTINE_SHA256.slice(0, 16)}…). ` +
+        'Install the pinned sql.js 1.16.0 (npm ci), or, moving to a new sql.js, follow docs/sqljs-upgrade.md.',
+    );
+  }
+}
+
 /** Applies each replacement not applied yet (an install patched by an earlier Lore gets the ones it lacks). */
 export function patchSqlJsSource(source) {
   let patched = source;
@@ -69,7 +93,11 @@ export function patchSqlJsSource(source) {
 function main() {
   const require = createRequire(import.meta.url);
   const file = require.resolve('sql.js/dist/sql-wasm.js');
-  const { source, changed } = patchSqlJsSource(readFileSync(file, 'utf8'));
+  const original = readFileSync(file, 'utf8');
+  // package.json is not among sql.js's exports: read it beside dist/.
+  const { version } = JSON.parse(readFileSync(new URL('../package.json', pathToFileURL(file)), 'utf8'));
+  assertKnownSqlJs(original, version);
+  const { source, changed } = patchSqlJsSource(original);
   if (changed) writeFileSync(file, source);
   console.log(changed ? 'sql.js: file storage hooks added' : 'sql.js: file storage hooks already there');
 }

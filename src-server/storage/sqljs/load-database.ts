@@ -112,7 +112,9 @@ export async function loadDatabase(ctx: LoadContext): Promise<LoadedDatabase> {
       // dance and change-counter check (about a third of a small transaction's cost).
       sql.db.exec('PRAGMA journal_mode = MEMORY; PRAGMA locking_mode = EXCLUSIVE');
       meta = ensureSchema(sql);
+      assertNoAutoVacuum(sql, snapshotPath);
     } catch (err) {
+      if (err instanceof AutoVacuumError) throw err;
       if (mismatch && mismatch.pages.length > 0) throw new SnapshotDamagedError(snapshotPath, describePages(mismatch.pages), ctx.dataDir);
       throw new Error(`cannot read ${snapshotPath}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
@@ -126,6 +128,27 @@ export async function loadDatabase(ctx: LoadContext): Promise<LoadedDatabase> {
     sql.close();
     throw err;
   }
+}
+
+/** A database file that SQLite may shrink by itself (auto_vacuum): Lore cannot follow its pages. */
+export class AutoVacuumError extends Error {
+  constructor(snapshotPath: string, mode: number) {
+    super(
+      `${snapshotPath} has auto_vacuum = ${mode}; Lore needs 0: it follows the database file's changed pages, and a file SQLite shrinks by itself ` +
+        'would lose pages from under it (docs/sqljs-upgrade.md). Turn it off with the sqlite3 tool (PRAGMA auto_vacuum = 0; VACUUM;) on a copy, then restore that copy.',
+    );
+    this.name = 'AutoVacuumError';
+  }
+}
+
+/**
+ * The changed-pages snapshots (file-changes.ts) rely on a database file that never shrinks while
+ * the storage runs: no VACUUM (nothing in Lore runs one), and no auto_vacuum, which SQLite would
+ * apply at each commit. A file made elsewhere with it on is refused at open.
+ */
+function assertNoAutoVacuum(sql: Sql, snapshotPath: string): void {
+  const mode = Number(sql.first('PRAGMA auto_vacuum')?.[0] ?? 0);
+  if (mode !== 0) throw new AutoVacuumError(snapshotPath, mode);
 }
 
 /**
