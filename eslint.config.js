@@ -15,6 +15,15 @@ export default tseslint.config(
     },
   },
   {
+    // Promises that nobody awaits, and promises where a plain value is expected: type-checked.
+    files: ['**/*.{ts,tsx}'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
+  {
     files: ['src-server/**/*.ts'],
     rules: {
       // The service runs under plain Node and in a utility process: it must never pull in Electron.

@@ -30,7 +30,7 @@ export function SignInScreen({ baseUrl, onSignedIn, reason }: { baseUrl: string;
 
   return (
     <Center mih="100vh" p="md">
-      <Paper withBorder shadow="sm" p="xl" w={440} component="form" onSubmit={submit}>
+      <Paper withBorder shadow="sm" p="xl" w={440} component="form" onSubmit={(event: FormEvent) => void submit(event)}>
         <Stack>
           <Title order={2}>Lore LRS</Title>
           <Text size="sm" c="dimmed">

@@ -46,7 +46,7 @@ export function CreateKeyModal({ slug, opened, onClose, onCreated }: { slug: str
   };
   return (
     <Modal opened={opened} onClose={close} title={`Create an API key for ${slug}`} size="lg">
-      <form onSubmit={submit}>
+      <form onSubmit={(event) => void submit(event)}>
         <Stack>
           <TextInput label="Name" description="Who uses it, e.g. “Storyline export”." value={name} onChange={(e) => setName(e.currentTarget.value)} error={fieldError(create.error, 'name')} required data-autofocus />
           <Checkbox.Group label="Scopes" value={scopes} onChange={setScopes} error={fieldError(create.error, 'scopes')}>
@@ -130,7 +130,7 @@ export function RotateKeyModal({ slug, apiKey, onClose, onRotated }: { slug: str
   };
   return (
     <Modal opened onClose={onClose} title={`Rotate “${apiKey.name}”`}>
-      <form onSubmit={submit}>
+      <form onSubmit={(event) => void submit(event)}>
         <Stack>
           <Text size="sm">A replacement key is issued with the same scopes. The old key keeps working for the time you choose, so nothing breaks while you update your content.</Text>
           <Select label="Old key keeps working for" data={GRACE_CHOICES} value={days} onChange={(v) => setDays(v ?? '7')} allowDeselect={false} />
@@ -155,7 +155,7 @@ export function RevokeKeyModal({ slug, apiKey, onClose, onRevoked }: { slug: str
   };
   return (
     <Modal opened onClose={onClose} title={`Revoke “${apiKey.name}”?`}>
-      <form onSubmit={submit}>
+      <form onSubmit={(event) => void submit(event)}>
         <Stack>
           <Text size="sm">
             {apiKey.id} stops working at once: every request with it is refused with 401. This cannot be undone.

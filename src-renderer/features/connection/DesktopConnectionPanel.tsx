@@ -189,7 +189,7 @@ function RemoteForm({ secure, error, pending, onSave }: { secure: boolean; error
     }
   };
   return (
-    <form onSubmit={submit}>
+    <form onSubmit={(event) => void submit(event)}>
       <Title order={5} mt="md">
         Add a remote deployment
       </Title>

@@ -32,7 +32,7 @@ export function CreateStoreModal({ opened, onClose, onCreated }: { opened: boole
 
   return (
     <Modal opened={opened} onClose={close} title="Create a Store">
-      <form onSubmit={submit}>
+      <form onSubmit={(event) => void submit(event)}>
         <Stack>
           <TextInput
             label="Name"
@@ -87,7 +87,7 @@ export function RenameStoreModal({ store, onClose, onDone }: { store: StoreSumma
   };
   return (
     <Modal opened onClose={onClose} title={`Rename “${store.name}”`}>
-      <form onSubmit={submit}>
+      <form onSubmit={(event) => void submit(event)}>
         <Stack>
           <TextInput label="Name" value={name} onChange={(e) => setName(e.currentTarget.value)} error={rename.error?.message} required data-autofocus />
           <Text size="xs" c="dimmed">
@@ -132,7 +132,7 @@ export function DestructiveStoreModal({
   const verb = action === 'empty' ? 'Empty' : 'Delete';
   return (
     <Modal opened onClose={onClose} title={`${verb} “${store.name}”?`}>
-      <form onSubmit={submit}>
+      <form onSubmit={(event) => void submit(event)}>
         <Stack>
           <Text size="sm">
             {action === 'empty'

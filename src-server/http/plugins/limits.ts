@@ -179,7 +179,8 @@ export function registerRequestLimits(app: FastifyInstance, deps: RequestLimitDe
       return;
     }
     request.lrsBodyScan = scan;
-    parseJson(request, text, (error, value) => {
+    // Called in its callback form: it answers through `done`, whatever it returns.
+    void parseJson(request, text, (error, value) => {
       if (error === null) return done(null, value);
       // Valid JSON refused anyway (a forbidden __proto__ key) keeps the parser's own message.
       done(findJsonSyntaxFault(text) === null ? error : errors.invalidBody(invalidJsonMessage(text)), undefined);
