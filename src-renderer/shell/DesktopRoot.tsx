@@ -11,9 +11,11 @@ import { DesktopServiceBadge } from './DesktopServiceBadge';
 export function DesktopRoot({ bridge }: { bridge: LoreBridge }) {
   // A switch of deployment (or the local service moving to another port) builds a new client,
   // so every screen loads again from the deployment now managed.
-  const [generation, setGeneration] = useState(0);
-  useEffect(() => bridge.onConnection(() => setGeneration((n) => n + 1)), [bridge]);
-  const client = useMemo(() => createIpcAdminClient(bridge), [bridge, generation]);
+  const [{ client, generation }, setConnection] = useState(() => ({ client: createIpcAdminClient(bridge), generation: 0 }));
+  useEffect(
+    () => bridge.onConnection(() => setConnection((current) => ({ client: createIpcAdminClient(bridge), generation: current.generation + 1 }))),
+    [bridge],
+  );
   const controls = useMemo(() => createIpcDesktopControls(bridge), [bridge]);
   return (
     <DesktopControlsContext.Provider value={controls}>
