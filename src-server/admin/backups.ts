@@ -11,18 +11,26 @@ export interface Backup {
   bytes: Uint8Array;
 }
 
-let queue: Promise<unknown> = Promise.resolve();
+/** The backups of one service, one at a time (one queue per service, never shared between two). */
+export class BackupQueue {
+  private queue: Promise<unknown> = Promise.resolve();
 
-/** Null when the storage keeps no image of its own to copy (a server database has its own tools). */
-export function createBackup(storage: Storage, now: () => Date = () => new Date()): Promise<Backup> | null {
-  const backup = storage.backup?.bind(storage);
-  if (!backup) return null;
-  const next = queue.then(async () => {
-    const bytes = await backup();
-    return { fileName: backupFileName(now()), bytes };
-  });
-  queue = next.catch(() => {});
-  return next;
+  constructor(
+    private readonly storage: Storage,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** Null when the storage keeps no image of its own to copy (a server database has its own tools). */
+  create(): Promise<Backup> | null {
+    const backup = this.storage.backup?.bind(this.storage);
+    if (!backup) return null;
+    const next = this.queue.then(async () => {
+      const bytes = await backup();
+      return { fileName: backupFileName(this.now()), bytes };
+    });
+    this.queue = next.catch(() => {});
+    return next;
+  }
 }
 
 export function backupFileName(at: Date): string {

@@ -4,13 +4,15 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { BACKUPS_PATH } from '../../../admin/contract';
-import { createBackup } from '../../../admin/backups';
+import { BackupQueue } from '../../../admin/backups';
 import { LrsError } from '../../errors';
 import type { AdminRouteDeps } from './stores';
 
 export default async function backupRoutes(app: FastifyInstance, deps: AdminRouteDeps): Promise<void> {
+  // Registered once per service: its backups wait for each other, another service's do not.
+  const backups = new BackupQueue(deps.storage);
   app.post(BACKUPS_PATH, async (_request, reply) => {
-    const pending = createBackup(deps.storage);
+    const pending = backups.create();
     if (!pending) throw new LrsError(501, 'backup_not_supported', 'This deployment keeps its data in PostgreSQL, which is backed up with its own tools (pg_dump, point-in-time recovery): see docs/deploy.md, "Backups and recovery".');
     const backup = await pending;
     return reply
