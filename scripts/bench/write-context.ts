@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StatementWriteContext } from '../../src-server/lrs/statement-writes';
+import { LiveEventBus } from '../../src-server/admin/live-events';
 import { StoredClock } from '../../src-server/lrs/stored-clock';
 import { openSqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
 import type { ApiKeyRecord, StoreRecord } from '../../src-server/storage/storage';
@@ -42,5 +43,5 @@ export async function openWriteContext({ store, key }: { store: StoreRecord; key
     await close();
     throw err;
   }
-  return { ctx: { storage, store, key, version: '1.0.3', clock: new StoredClock(), publicUrl: PUBLIC_URL }, close };
+  return { ctx: { storage, store, key, version: '1.0.3', clock: new StoredClock(), publicUrl: PUBLIC_URL, events: new LiveEventBus(storage) }, close };
 }

@@ -2,11 +2,12 @@
  * Live events: every statement accepted, voided or rejected, as it is recorded, for the admin
  * API's event stream (GET /admin/api/events) and through it the console.
  *
- * One in-process bus per Storage instance (so two services in one process, as in tests, never
- * see each other's events). The write path (lrs/statement-writes.ts) calls `announce*` after its
- * write resolved; they return at once. When nobody listens they do nothing at all; otherwise the
- * few reads that complete an event (its seq) run on a later turn of the event loop, so the client
- * that sent the statements never waits for them.
+ * One bus per service, made by buildServer and handed to what publishes and what subscribes (so
+ * two services in one process, as in tests, never see each other's events). The write path
+ * (lrs/statement-writes.ts) calls `announce*` after its write resolved; they return at once. When
+ * nobody listens they do nothing at all; otherwise the few reads that complete an event (its seq)
+ * run on a later turn of the event loop, so the client that sent the statements never waits for
+ * them. Changes other processes commit to a shared database (Storage.watchChanges) are relayed too.
  */
 import { EventEmitter } from 'node:events';
 import type { RejectionRow, Storage, StorageChange, StoreRecord } from '../storage/storage';
@@ -17,10 +18,13 @@ export type RefusalEventListener = (event: RefusalEventView) => void;
 
 export class LiveEventBus {
   private readonly emitter = new EventEmitter();
+  private readonly stopWatching: () => void;
 
-  constructor() {
+  constructor(private readonly storage: Storage) {
     // Every open console tab is a listener; the stream route bounds what each one may buffer.
     this.emitter.setMaxListeners(0);
+    // What other service processes on the same database record shows here too (PostgreSQL).
+    this.stopWatching = storage.watchChanges?.((change) => this.later(() => this.relayChange(change))) ?? (() => {});
   }
 
   get listening(): boolean {
@@ -62,106 +66,78 @@ export class LiveEventBus {
     this.emitter.on('statement', safe);
     return () => this.emitter.off('statement', safe);
   }
-}
 
-const buses = new WeakMap<Storage, LiveEventBus>();
-
-export function liveEventBus(storage: Storage): LiveEventBus {
-  let bus = buses.get(storage);
-  if (!bus) {
-    const created = new LiveEventBus();
-    buses.set(storage, created);
-    // What other service processes on the same database record shows here too (PostgreSQL).
-    storage.watchChanges?.((change) => later(storage, () => relayChange(storage, created, change)));
-    bus = created;
+  /** Stops relaying other processes' changes (the service is closing). */
+  dispose(): void {
+    this.stopWatching();
   }
-  return bus;
-}
 
-/** Publishes a change another process committed, read back from the storage like a local one. */
-async function relayChange(storage: Storage, bus: LiveEventBus, change: StorageChange): Promise<void> {
-  if (change.kind === 'directory') return; // nothing the console streams
-  if (change.kind === 'refusal') {
-    const store = change.storeId === null ? null : await storage.findStoreById(change.storeId);
-    if (change.storeId !== null && !store) return;
-    bus.publishRefusal({ store: store?.slug ?? null, id: change.id, status: change.status, code: change.code, at: change.at });
-    return;
-  }
-  const store = await storage.findStoreById(change.storeId);
-  if (!store) return;
-  const page = await storage.searchExplorer(store.id, { beforeSeq: change.toSeq + 1, limit: Math.min(500, change.toSeq - change.fromSeq + 1) });
-  // Newest first from the Explorer; announced in receipt order.
-  for (const record of page.records.filter((r) => r.seq >= change.fromSeq).reverse()) {
-    bus.publish({ store: store.slug, seq: record.seq, status: record.status, statementId: record.statementId, receivedAt: record.receivedAt });
-  }
-  for (const statementId of change.voided) {
-    const target = await storage.findStatement(store.id, statementId);
-    if (target?.voided) bus.publish({ store: store.slug, seq: target.seq, status: 'voided', statementId: target.statementId, receivedAt: target.stored });
-  }
-}
-
-function later(storage: Storage, work: (bus: LiveEventBus) => Promise<void>): void {
-  const bus = buses.get(storage);
-  if (!bus?.listening) return;
-  setImmediate(() => {
-    // An event lost to a storage error only delays the console until its next refresh.
-    work(bus).catch(() => {});
-  });
-}
-
-/**
- * Statements a write inserted (`inserted`: their ids; the rows that came back unchanged are not
- * news). A voiding statement also announces its target, now voided.
- */
-export function announceStatements(
-  storage: Storage,
-  store: StoreRecord,
-  rows: ReadonlyArray<{ statementId: string; voidsStatementId: string | null }>,
-  inserted: readonly string[],
-): void {
-  if (inserted.length === 0) return;
-  later(storage, async (bus) => {
-    const fresh = new Set(inserted);
-    for (const row of rows) {
-      if (!fresh.has(row.statementId)) continue;
-      const stored = await storage.findStatement(store.id, row.statementId);
-      if (stored) {
-        bus.publish({
-          store: store.slug,
-          seq: stored.seq,
-          status: stored.voided ? 'voided' : 'accepted',
-          statementId: stored.statementId,
-          receivedAt: stored.stored,
-        });
+  /**
+   * Statements a write inserted (`inserted`: their ids; the rows that came back unchanged are not
+   * news). A voiding statement also announces its target, now voided.
+   */
+  announceStatements(store: StoreRecord, rows: ReadonlyArray<{ statementId: string; voidsStatementId: string | null }>, inserted: readonly string[]): void {
+    if (inserted.length === 0) return;
+    this.later(async () => {
+      const fresh = new Set(inserted);
+      for (const row of rows) {
+        if (!fresh.has(row.statementId)) continue;
+        const stored = await this.storage.findStatement(store.id, row.statementId);
+        if (stored) {
+          this.publish({ store: store.slug, seq: stored.seq, status: stored.voided ? 'voided' : 'accepted', statementId: stored.statementId, receivedAt: stored.stored });
+        }
+        if (row.voidsStatementId === null) continue;
+        const target = await this.storage.findStatement(store.id, row.voidsStatementId);
+        if (target?.voided) this.publish({ store: store.slug, seq: target.seq, status: 'voided', statementId: target.statementId, receivedAt: target.stored });
       }
-      if (row.voidsStatementId === null) continue;
-      const target = await storage.findStatement(store.id, row.voidsStatementId);
-      if (target?.voided) {
-        bus.publish({ store: store.slug, seq: target.seq, status: 'voided', statementId: target.statementId, receivedAt: target.stored });
-      }
-    }
-  });
-}
-
-/**
- * Statements a write refused and kept as rejections. Their seq is read back from the Explorer:
- * the newest rejections of the same key at the same receipt time (best effort if the same key
- * sent two refused requests in the same millisecond: the seqs may be swapped between them).
- */
-export function announceRejections(storage: Storage, store: StoreRecord, rows: readonly RejectionRow[]): void {
-  if (rows.length === 0) return;
-  later(storage, async (bus) => {
-    const { receivedAt, keyId } = rows[0]!;
-    const page = await storage.searchExplorer(store.id, {
-      status: 'rejected',
-      since: receivedAt,
-      until: receivedAt,
-      limit: Math.min(500, rows.length * 4),
     });
-    const mine = page.records.filter((record) => record.keyId === keyId && record.receivedAt === receivedAt).slice(0, rows.length);
-    // Newest first from the Explorer; announced in receipt order.
-    for (const record of mine.reverse()) {
-      bus.publish({ store: store.slug, seq: record.seq, status: 'rejected', statementId: record.statementId, receivedAt: record.receivedAt });
+  }
+
+  /**
+   * Statements a write refused and kept as rejections. Their seq is read back from the Explorer:
+   * the newest rejections of the same key at the same receipt time (best effort if the same key
+   * sent two refused requests in the same millisecond: the seqs may be swapped between them).
+   */
+  announceRejections(store: StoreRecord, rows: readonly RejectionRow[]): void {
+    if (rows.length === 0) return;
+    this.later(async () => {
+      const { receivedAt, keyId } = rows[0]!;
+      const page = await this.storage.searchExplorer(store.id, { status: 'rejected', since: receivedAt, until: receivedAt, limit: Math.min(500, rows.length * 4) });
+      const mine = page.records.filter((record) => record.keyId === keyId && record.receivedAt === receivedAt).slice(0, rows.length);
+      // Newest first from the Explorer; announced in receipt order.
+      for (const record of mine.reverse()) {
+        this.publish({ store: store.slug, seq: record.seq, status: 'rejected', statementId: record.statementId, receivedAt: record.receivedAt });
+      }
+    });
+  }
+
+  private later(work: () => Promise<void>): void {
+    if (!this.listening && this.emitter.listenerCount('refusal') === 0) return;
+    setImmediate(() => {
+      // An event lost to a storage error only delays the console until its next refresh.
+      work().catch(() => {});
+    });
+  }
+
+  /** Publishes a change another process committed, read back from the storage like a local one. */
+  private async relayChange(change: StorageChange): Promise<void> {
+    if (change.kind === 'directory') return; // nothing the console streams
+    if (change.kind === 'refusal') {
+      const store = change.storeId === null ? null : await this.storage.findStoreById(change.storeId);
+      if (change.storeId !== null && !store) return;
+      this.publishRefusal({ store: store?.slug ?? null, id: change.id, status: change.status, code: change.code, at: change.at });
+      return;
     }
-  });
+    const store = await this.storage.findStoreById(change.storeId);
+    if (!store) return;
+    const page = await this.storage.searchExplorer(store.id, { beforeSeq: change.toSeq + 1, limit: Math.min(500, change.toSeq - change.fromSeq + 1) });
+    // Newest first from the Explorer; announced in receipt order.
+    for (const record of page.records.filter((r) => r.seq >= change.fromSeq).reverse()) {
+      this.publish({ store: store.slug, seq: record.seq, status: record.status, statementId: record.statementId, receivedAt: record.receivedAt });
+    }
+    for (const statementId of change.voided) {
+      const target = await this.storage.findStatement(store.id, statementId);
+      if (target?.voided) this.publish({ store: store.slug, seq: target.seq, status: 'voided', statementId: target.statementId, receivedAt: target.stored });
+    }
+  }
 }

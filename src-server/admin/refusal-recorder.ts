@@ -13,7 +13,7 @@
  * which is logged once per failure.
  */
 import type { RefusalRow, Storage } from '../storage/storage';
-import { liveEventBus } from './live-events';
+import type { LiveEventBus } from './live-events';
 
 export interface RefusalRecorderOptions {
   /** Longest a refusal waits in memory before it is written. Default 1 s. */
@@ -42,6 +42,8 @@ export class RefusalRecorder {
 
   constructor(
     private readonly storage: Storage,
+    /** Where the console hears of each refusal logged. */
+    private readonly events: LiveEventBus,
     options: RefusalRecorderOptions = {},
   ) {
     this.flushMs = options.flushMs ?? 1000;
@@ -86,9 +88,8 @@ export class RefusalRecorder {
     try {
       const stored = await this.storage.insertRefusals(batch.map(({ owner, row }) => ({ ...row, storeId: owner?.id ?? null })));
       const slugs = new Map(batch.map(({ owner }) => [owner?.id ?? null, owner?.slug ?? null]));
-      const bus = liveEventBus(this.storage);
       for (const refusal of stored) {
-        bus.publishRefusal({ store: slugs.get(refusal.storeId) ?? null, id: refusal.id, status: refusal.status, code: refusal.code, at: refusal.at });
+        this.events.publishRefusal({ store: slugs.get(refusal.storeId) ?? null, id: refusal.id, status: refusal.status, code: refusal.code, at: refusal.at });
       }
     } catch (error) {
       this.log(`${batch.length} refused requests could not be logged: ${error instanceof Error ? error.message : String(error)}`);

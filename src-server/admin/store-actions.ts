@@ -5,6 +5,7 @@
 import type { ApiKeyRecord, Storage, StoreRecord } from '../storage/storage';
 import { recordStatements } from '../lrs/statement-writes';
 import type { StoredClock } from '../lrs/stored-clock';
+import type { LiveEventBus } from './live-events';
 import type { Outcome } from '../lrs/failure';
 import type { StoreSummaryView } from './contract';
 import { toStoreView } from './stores';
@@ -87,10 +88,10 @@ export function testStatement(store: StoreRecord, publicUrl: string): Record<str
 
 /** Records the sample statement through the same pipeline as content's statements. */
 export async function sendTestStatement(
-  ctx: { storage: Storage; store: StoreRecord; clock: StoredClock; publicUrl: string },
+  ctx: { storage: Storage; store: StoreRecord; clock: StoredClock; publicUrl: string; events: LiveEventBus },
 ): Promise<Outcome<string>> {
   const outcome = await recordStatements(
-    { storage: ctx.storage, store: ctx.store, key: consoleKey(ctx.store), version: '1.0.3', clock: ctx.clock, publicUrl: ctx.publicUrl },
+    { storage: ctx.storage, store: ctx.store, key: consoleKey(ctx.store), version: '1.0.3', clock: ctx.clock, publicUrl: ctx.publicUrl, events: ctx.events },
     testStatement(ctx.store, ctx.publicUrl),
   );
   return outcome.ok ? { ok: true, value: outcome.value[0]! } : outcome;

@@ -8,6 +8,7 @@
  */
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { AdminTokenCheck } from '../admin/admin-token';
+import { LiveEventBus } from '../admin/live-events';
 import { StoredClock } from '../lrs/stored-clock';
 import type { Storage } from '../storage/storage';
 import { registerAdminAuth } from './plugins/admin-auth';
@@ -73,6 +74,8 @@ export interface ServerOptions {
    * address is then the one they forward (refusal log, failed-login back-off). Default: none.
    */
   trustProxy?: string[];
+  /** The service's live events; default: a bus of its own (tests pass one to watch it). */
+  events?: LiveEventBus;
 }
 
 /** Default request body limit: far above any real statement batch, far below memory trouble. */
@@ -94,7 +97,10 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   registerStopping(app);
   registerErrorHandling(app, { publicUrl: options.publicUrl });
   registerAlternateRequestSyntax(app);
-  const refusals = new RefusalRecorder(options.storage, { log: (message) => app.log.warn(message) });
+  // The service's live events, for the console's streams (one bus per service: admin/live-events.ts).
+  const events = options.events ?? new LiveEventBus(options.storage);
+  app.addHook('onClose', async () => events.dispose());
+  const refusals = new RefusalRecorder(options.storage, events, { log: (message) => app.log.warn(message) });
   registerRefusalLog(app, { storage: options.storage, recorder: refusals });
   // The last refusals are written before the service closes its storage.
   app.addHook('onClose', async () => refusals.flush());
@@ -112,7 +118,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     registerRequestLimits(scope, limits);
     registerAuthBackoff(scope, authBackoff, { identity: presentedXapiCredentials, verified: (request) => Boolean(request.lrsKey) });
     await scope.register(aboutRoutes);
-    await scope.register(statementRoutes, { storage: options.storage, clock, publicUrl: options.publicUrl });
+    await scope.register(statementRoutes, { storage: options.storage, clock, publicUrl: options.publicUrl, events });
     await scope.register(stateRoutes, { storage: options.storage, clock });
     await scope.register(activityProfileRoutes, { storage: options.storage, clock });
     await scope.register(agentProfileRoutes, { storage: options.storage, clock });
@@ -135,9 +141,9 @@ export function buildServer(options: ServerOptions): FastifyInstance {
       });
       registerAdminAuth(admin, options.adminToken);
       await admin.register(statusRoutes, { ...adminDeps, startedAt, serviceInfo: options.serviceInfo, backups: options.backups });
-      await admin.register(storeActionRoutes, { ...adminDeps, clock });
+      await admin.register(storeActionRoutes, { ...adminDeps, clock, events });
       await admin.register(metricsRoutes, adminDeps);
-      await admin.register(eventRoutes, { ...adminDeps, heartbeatMs: options.eventHeartbeatMs });
+      await admin.register(eventRoutes, { ...adminDeps, events, heartbeatMs: options.eventHeartbeatMs });
       await admin.register(storeRoutes, adminDeps);
       await admin.register(apiKeyRoutes, adminDeps);
       await admin.register(explorerRoutes, adminDeps);

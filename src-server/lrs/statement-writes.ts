@@ -17,7 +17,7 @@ import { checkAttachmentParts, partsOfStatement } from '../xapi/statement-attach
 import type { AttachmentPart } from '../xapi/statement-attachments';
 import { validateStatements } from '../xapi/validate-statements';
 import type { XapiVersion } from '../xapi/version';
-import { announceRejections, announceStatements } from '../admin/live-events';
+import type { LiveEventBus } from '../admin/live-events';
 import { activityDefinitionsFor } from './activities';
 import type { OperationFailure, Outcome } from './failure';
 import type { StoredClock } from './stored-clock';
@@ -32,6 +32,8 @@ export interface StatementWriteContext {
   clock: StoredClock;
   /** Base URL of this service; the authority of a statement names the key under it. */
   publicUrl: string;
+  /** The service's live events: what the write recorded is announced there. */
+  events: LiveEventBus;
 }
 
 /** The authority the LRS asserts for statements sent with `key` (xAPI §2.4.9). */
@@ -136,7 +138,7 @@ async function recordStamped(ctx: StatementWriteContext, body: unknown, options:
       statementIndex: Array.isArray(body) ? index : undefined,
     });
   }
-  announceStatements(ctx.storage, ctx.store, rows, result.inserted); // live events for the console (returns at once)
+  ctx.events.announceStatements(ctx.store, rows, result.inserted); // live events for the console (returns at once)
   return { ok: true, value: rows.map((row) => row.statementId) };
 }
 
@@ -204,7 +206,7 @@ async function recordRejections(
   });
   try {
     await ctx.storage.insertRejections(ctx.store.id, rows);
-    announceRejections(ctx.storage, ctx.store, rows); // live events for the console (returns at once)
+    ctx.events.announceRejections(ctx.store, rows); // live events for the console (returns at once)
   } catch {
     // The client still learns why its statement was refused; losing the log entry of a refusal
     // (storage unavailable) must not turn a 400 into a 503.

@@ -8,7 +8,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { resolveAdminToken } from '../../src-server/admin/admin-token';
 import { liveEventSchema, type LiveEventView } from '../../src-server/admin/contract';
-import { liveEventBus } from '../../src-server/admin/live-events';
+import { LiveEventBus } from '../../src-server/admin/live-events';
 import { buildServer } from '../../src-server/http/build-server';
 import { registerErrorHandling } from '../../src-server/http/plugins/error-handler';
 import eventRoutes from '../../src-server/http/routes/admin/events';
@@ -21,6 +21,7 @@ const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 interface Running {
   app: FastifyInstance;
   storage: Storage;
+  events: LiveEventBus;
   base: string;
   admin(pathname: string, init?: RequestInit): Promise<Response>;
 }
@@ -33,9 +34,11 @@ afterEach(async () => {
 async function start(options: { heartbeatMs?: number } = {}): Promise<Running> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'lore-events-'));
   const storage = await openSqljsStorage({ dataDir });
+  const events = new LiveEventBus(storage);
   let base = '';
   const app = buildServer({
     storage,
+    events,
     adminToken: resolveAdminToken(dataDir, ADMIN_TOKEN).check,
     publicUrl: () => base,
     eventHeartbeatMs: options.heartbeatMs,
@@ -52,7 +55,7 @@ async function start(options: { heartbeatMs?: number } = {}): Promise<Running> {
       ...init,
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json', ...init.headers },
     });
-  return { app, storage, base, admin };
+  return { app, storage, events, base, admin };
 }
 
 /** Reads a text/event-stream: collects events and comments as they arrive. */
@@ -184,9 +187,9 @@ describe('live events', () => {
     const request = http.get(`${r.base}/admin/api/events`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, agent: false });
     const response = await new Promise<http.IncomingMessage>((resolve) => request.on('response', resolve));
     expect(response.statusCode).toBe(200);
-    await vi.waitFor(() => expect(liveEventBus(r.storage).listening).toBe(true));
+    await vi.waitFor(() => expect(r.events.listening).toBe(true));
     request.destroy();
-    await vi.waitFor(() => expect(liveEventBus(r.storage).listening).toBe(false));
+    await vi.waitFor(() => expect(r.events.listening).toBe(false));
   });
 
   it('ends open streams when the service stops, so stopping does not hang', async () => {
@@ -205,7 +208,8 @@ describe('a client that stops reading', () => {
     const storage = await openSqljsStorage({ dataDir });
     const app = Fastify();
     registerErrorHandling(app, { publicUrl: () => '' });
-    await app.register(eventRoutes, { storage, publicUrl: () => '', maxBufferedBytes: 64 * 1024 });
+    const bus = new LiveEventBus(storage);
+    await app.register(eventRoutes, { storage, publicUrl: () => '', events: bus, maxBufferedBytes: 64 * 1024 });
     await app.listen({ port: 0, host: '127.0.0.1' });
     cleanups.push(async () => {
       await app.close();
@@ -216,7 +220,6 @@ describe('a client that stops reading', () => {
     expect(response.status).toBe(200);
     const reader = response.body!.getReader();
     await reader.read(); // ": connected", then the client reads nothing more
-    const bus = liveEventBus(storage);
     const event: LiveEventView = { store: 'demo', seq: 1, status: 'accepted', statementId: 'x'.repeat(36), receivedAt: new Date().toISOString() };
     // Far more than the socket and the bound hold, all in one turn: the client cannot have read them.
     for (let i = 0; i < 50_000 && bus.listening; i++) bus.publish({ ...event, seq: i });

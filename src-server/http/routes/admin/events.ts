@@ -9,7 +9,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { liveEventsQuerySchema } from '../../../admin/contract';
-import { liveEventBus } from '../../../admin/live-events';
+import type { LiveEventBus } from '../../../admin/live-events';
 import { parseInput } from '../../parse-input';
 import { findStoreOr404, type AdminRouteDeps } from './stores';
 
@@ -18,6 +18,8 @@ export const HEARTBEAT_MS = 15_000;
 export const MAX_BUFFERED_BYTES = 1024 * 1024;
 
 export interface EventRouteOptions extends AdminRouteDeps {
+  /** The service's live events (admin/live-events.ts). */
+  events: LiveEventBus;
   heartbeatMs?: number;
   maxBufferedBytes?: number;
 }
@@ -58,12 +60,12 @@ export default async function eventRoutes(app: FastifyInstance, options: EventRo
       }
       res.write(chunk);
     };
-    const unsubscribe = liveEventBus(options.storage).subscribe((event) => {
+    const unsubscribe = options.events.subscribe((event) => {
       if (store !== undefined && event.store !== store) return;
       send(`event: statement\nid: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`);
     });
     // Refused requests (refusal-recorder.ts): a Store's, or with no `store`, every log's.
-    const unsubscribeRefusals = liveEventBus(options.storage).subscribeRefusals((event) => {
+    const unsubscribeRefusals = options.events.subscribeRefusals((event) => {
       if (store !== undefined && event.store !== store) return;
       send(`event: refusal\ndata: ${JSON.stringify(event)}\n\n`);
     });

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { emptyStore, sendTestStatement } from '../../../admin/store-actions';
+import type { LiveEventBus } from '../../../admin/live-events';
 import type { StoredClock } from '../../../lrs/stored-clock';
 import { LrsError, errors } from '../../errors';
 import { parseInput } from '../../parse-input';
@@ -9,7 +10,7 @@ import { findStoreOr404, type AdminRouteDeps } from './stores';
 
 const emptyBodySchema = z.strictObject({ confirm: z.string().optional() });
 
-export default async function storeActionRoutes(app: FastifyInstance, deps: AdminRouteDeps & { clock: StoredClock }): Promise<void> {
+export default async function storeActionRoutes(app: FastifyInstance, deps: AdminRouteDeps & { clock: StoredClock; events: LiveEventBus }): Promise<void> {
   const { storage } = deps;
 
   app.post<{ Params: { slug: string }; Querystring: { confirm?: string } }>('/stores/:slug/empty', async (request, reply) => {
@@ -28,7 +29,7 @@ export default async function storeActionRoutes(app: FastifyInstance, deps: Admi
 
   app.post<{ Params: { slug: string } }>('/stores/:slug/test-statement', async (request) => {
     const store = await findStoreOr404(storage, request.params.slug);
-    const outcome = await sendTestStatement({ storage, store, clock: deps.clock, publicUrl: deps.publicUrl() });
+    const outcome = await sendTestStatement({ storage, store, clock: deps.clock, publicUrl: deps.publicUrl(), events: deps.events });
     // The sample is valid by construction; a refusal here is a conflict or a bug, reported as it is.
     if (!outcome.ok) throw new LrsError(outcome.failure.status, outcome.failure.code, outcome.failure.message, { field: outcome.failure.field });
     return { statementId: outcome.value };

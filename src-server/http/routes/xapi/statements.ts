@@ -10,6 +10,7 @@ import { hasScope, statementReadReach } from '../../../admin/api-keys';
 import type { OperationFailure } from '../../../lrs/failure';
 import { readMore, readStatements, type ReadOptions, type StatementReadResult } from '../../../lrs/statement-reads';
 import { recordStatements } from '../../../lrs/statement-writes';
+import type { LiveEventBus } from '../../../admin/live-events';
 import type { StoredClock } from '../../../lrs/stored-clock';
 import { buildMultipart, chooseBoundary, mediaTypeOf, parseMultipart } from '../../../xapi/multipart';
 import { readStatementParts } from '../../../xapi/statement-attachments';
@@ -24,6 +25,7 @@ export interface StatementRouteDeps {
   storage: Storage;
   clock: StoredClock;
   publicUrl: () => string;
+  events: LiveEventBus;
 }
 
 export function failureToError(failure: OperationFailure): LrsError {
@@ -89,6 +91,7 @@ export default async function statementRoutes(app: FastifyInstance, deps: Statem
     version: request.xapiVersion,
     clock: deps.clock,
     publicUrl: deps.publicUrl(),
+    events: deps.events,
   });
 
   app.post('/statements', async (request, reply) => {
