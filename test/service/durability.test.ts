@@ -49,7 +49,9 @@ async function countStatements(service: ServiceProcess, basic: string, slug: str
   return ids;
 }
 
-describe('the real service process', () => {
+// Each test starts the service two or three times (node with its TypeScript loader): on a busy
+// machine that alone nears the default 20 s.
+describe('the real service process', { timeout: 60_000 }, () => {
   it('keeps every acknowledged statement after SIGKILL', async () => {
     const first = await start();
     const key = await createStoreAndKey(first, 'crash');

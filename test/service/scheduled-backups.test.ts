@@ -4,7 +4,7 @@
  * every backup a whole database that the restore command takes.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ServiceStatusView } from '../../src-server/admin/contract';
@@ -66,7 +66,10 @@ describe('scheduled backups of the running service', () => {
     expect(readdirSync(backupDir).filter((name) => name.endsWith('.part'))).toEqual([]);
 
     // The newest backup is a whole database the restore command puts back.
-    const newest = join(backupDir, backupFiles(backupDir).sort().at(-1)!);
+    // Copied first: the service goes on making backups every second and deletes all but the newest
+    // two, which on a busy machine can be sooner than the restore command has read the file.
+    const newest = join(scratch('lore-scheduled-copy-'), 'newest.sqlite');
+    copyFileSync(join(backupDir, backupFiles(backupDir).sort().at(-1)!), newest);
     const restoredDir = scratch('lore-scheduled-restored-');
     const { code, output } = await runScript('restore', ['--data-dir', restoredDir, '--from', newest]);
     expect(code).toBe(0);
