@@ -30,7 +30,7 @@ export default defineConfig({
         input: {
           index: resolve(root, 'src-main/index.ts'),
           // The headless LRS service, started by main as a utility process (or by plain Node).
-          'service-process': resolve(root, 'src-server/service-process.ts'),
+          'service-process': resolve(root, 'src-server/service/service-process.ts'),
         },
       },
     },

@@ -1,5 +1,5 @@
 /**
- * The headless service as one production file: `npm run build:server` builds src-server/main.ts
+ * The headless service as one production file: `npm run build:server` builds src-server/service/main.ts
  * to out/server/main.js, run with plain Node (`node out/server/main.js --port 8411`). Dependencies
  * stay external (an SSR build's default): they load from node_modules, and sql.js finds its wasm
  * there. The benchmark (`npm run bench`) runs this file. electron-vite's main build carries the
@@ -13,7 +13,7 @@ const root = import.meta.dirname;
 
 export default defineConfig({
   build: {
-    ssr: resolve(root, 'src-server/main.ts'),
+    ssr: resolve(root, 'src-server/service/main.ts'),
     outDir: resolve(root, 'out/server'),
     emptyOutDir: true,
     target: 'node20',

@@ -1,6 +1,7 @@
 /**
- * Builds what the service serves (the web console at /admin/) and what the desktop app runs
- * (out/main, out/preload, out/renderer) when, and only when, a source they are built from changed
+ * Builds what the service serves (the web console at /admin/), what the desktop app runs
+ * (out/main, out/preload, out/renderer) and the headless service itself (out/server/main.js, which
+ * `npm run serve` and the process tests run with plain Node) when, and only when, a source they are built from changed
  * since the last build: `npm run serve` runs it first, so the quick start's first command serves
  * everything it prints, and the tests run it once before any test file (vitest.config.ts), so
  * any test file passes alone on a fresh clone.
@@ -19,8 +20,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-/** Everything electron-vite reads to build out/: the three processes' sources and its configuration. */
-const INPUTS = ['src-main', 'src-renderer', 'src-server', 'resources', 'electron.vite.config.ts', 'package-lock.json', 'tsconfig.base.json', 'tsconfig.node.json', 'tsconfig.web.json'];
+/** Everything the two builds read: the three processes' sources and the builds' configuration. */
+const INPUTS = ['src-main', 'src-renderer', 'src-server', 'resources', 'electron.vite.config.ts', 'vite.server.config.ts', 'package-lock.json', 'tsconfig.base.json', 'tsconfig.node.json', 'tsconfig.web.json'];
 const STAMP = 'out/.build-stamp';
 const LOCK = 'out.build-lock';
 /** A lock older than this was left by a build that died; a real build takes well under it. */
@@ -84,10 +85,11 @@ export async function buildIfStale({ root = ROOT, log = (message) => console.err
   try {
     // Another caller may have built while this one waited.
     if (builtHash(root) === wanted) return false;
-    log('Building the web console and desktop app (first start after a change; later starts reuse it)…');
+    log('Building the service, the web console and the desktop app (first start after a change; later starts reuse it)…');
     await fsp.rm(path.join(root, STAMP), { force: true });
-    const electronVite = path.join(root, 'node_modules/electron-vite/bin/electron-vite.js');
-    await promisify(execFile)(process.execPath, [electronVite, 'build', '--logLevel', 'warn'], { cwd: root, timeout: 10 * 60_000 });
+    const run = (script, args) => promisify(execFile)(process.execPath, [path.join(root, script), ...args], { cwd: root, timeout: 10 * 60_000 });
+    await run('node_modules/electron-vite/bin/electron-vite.js', ['build', '--logLevel', 'warn']);
+    await run('node_modules/vite/bin/vite.js', ['build', '--config', 'vite.server.config.ts', '--logLevel', 'warn']);
     await fsp.writeFile(path.join(root, STAMP), `${wanted}\n`);
     return true;
   } finally {

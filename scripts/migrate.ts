@@ -7,7 +7,7 @@
  * target differs, 2 when it could not run (usage, a locked directory, a non-empty target).
  */
 import { parseArgs } from 'node:util';
-import { formatMigrateReport, migrateData } from '../src-server/storage/migrate-data';
+import { formatMigrateReport, migrateData } from '../src-server/storage/migrate/migrate-data';
 
 const USAGE = 'usage: npm run migrate -- --from <data-dir | postgres://…> --to <postgres://… | data-dir> [--into-non-empty]';
 

@@ -13,7 +13,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { readDataDirCommand } from './data-dir-command';
 import { backupTime } from '../src-server/admin/backup-schedule';
-import { defaultBackupDir } from '../src-server/config';
+import { defaultBackupDir } from '../src-server/service/config';
 import { DataDirLockedError } from '../src-server/storage/sqljs/lock';
 import { InvalidBackupError, restoreDataDir } from '../src-server/storage/sqljs/backup';
 

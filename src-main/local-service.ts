@@ -2,7 +2,7 @@
  * How the desktop app starts its local LRS service: the arguments and environment of the
  * utility process, and where sql.js's wasm is. Pure functions; index.ts forks with them.
  */
-import { SERVICE_NODE_FLAGS } from '../src-server/node-flags';
+import { SERVICE_NODE_FLAGS } from '../src-server/service/node-flags';
 import type { LocalSettings } from './desktop-contract';
 
 /**
@@ -34,7 +34,7 @@ export interface ServiceLaunchInput {
  * Flags carry port, address, data directory and backup folder (flags win over the LRS_* variables a user may
  * have in their shell). The admin token goes in the environment, never in argv: argv is visible
  * to every user of the machine in `ps`. execArgv: the Node flags every launcher of the service
- * uses (src-server/node-flags.ts).
+ * uses (src-server/service/node-flags.ts).
  */
 export function serviceLaunch({ settings, dataDir, adminToken, wasmPath, env }: ServiceLaunchInput): {
   args: string[];

@@ -62,7 +62,7 @@ export const SUPERVISOR_DEFAULTS = {
   stopTimeoutMs: 5_000,
 } as const;
 
-/** What a service process tells its parent (src-server/service-process.ts). */
+/** What a service process tells its parent (src-server/service/service-process.ts). */
 export type ServiceMessage = { type: 'ready'; url: string } | { type: 'failed'; message: string };
 
 export function parseServiceMessage(message: unknown): ServiceMessage | undefined {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_PORT, parseBackupInterval, readConfig } from '../src-server/config';
+import { ConfigError, DEFAULT_PORT, parseBackupInterval, readConfig } from '../src-server/service/config';
 
 describe('service configuration', () => {
   it('defaults to 127.0.0.1 and the default port', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, readConfig } from '../src-server/config';
-import { LIMIT_DEFAULTS, applyStoreLimitsPatch, effectiveLimits, readServiceLimits, rejectedRetentionFor } from '../src-server/limits';
+import { ConfigError, readConfig } from '../src-server/service/config';
+import { LIMIT_DEFAULTS, applyStoreLimitsPatch, effectiveLimits, readServiceLimits, rejectedRetentionFor } from '../src-server/limits/service-limits';
 
 describe('service limits from flags and environment variables', () => {
   it('are the documented defaults when nothing is set', () => {

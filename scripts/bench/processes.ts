@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SERVICE_NODE_FLAGS } from '../../src-server/node-flags';
+import { SERVICE_NODE_FLAGS } from '../../src-server/service/node-flags';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const SERVICE_MAIN = join(ROOT, 'out/server/main.js');
@@ -36,11 +36,15 @@ function startChild(args: string[], env: Record<string, string>, what: string, t
   const log: LogLine[] = [];
   let stdout = '';
   let stderrTail = '';
+  // A line may arrive in two chunks: it is logged whole, when its end arrives.
+  let partialLine = '';
   let listening = false;
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
     stderrTail = (stderrTail + chunk).slice(-4000);
     const at = performance.now();
-    for (const text of chunk.split('\n')) if (text.trim()) log.push({ at, text });
+    const lines = (partialLine + chunk).split('\n');
+    partialLine = lines.pop()!;
+    for (const text of lines) if (text.trim()) log.push({ at, text });
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return new Promise((resolve, reject) => {
@@ -95,7 +99,7 @@ export function startServiceProcess(options: ServiceOptions): Promise<Child> {
   const env: Record<string, string> = { LRS_ADMIN_TOKEN: ADMIN_TOKEN, LRS_RATE_LIMIT: '0', LRS_BACKUP_INTERVAL: 'off' };
   if (options.snapshotThresholdBytes) env.LORE_SNAPSHOT_THRESHOLD_BYTES = String(options.snapshotThresholdBytes);
   Object.assign(env, options.env);
-  // The flags every launcher of the service uses (src-server/node-flags.ts), then the run's own.
+  // The flags every launcher of the service uses (src-server/service/node-flags.ts), then the run's own.
   const args = [...SERVICE_NODE_FLAGS, ...(options.nodeFlags ?? []), SERVICE_MAIN, '--port', '0', '--host', '127.0.0.1', '--data-dir', options.dataDir];
   // Loading 1M statements takes a while; the limit only guards against a hang.
   return startChild(args, env, 'the service', 300_000);

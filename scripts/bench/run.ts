@@ -16,18 +16,21 @@
  *   --seed         the statement generator's seed (default 1)
  *   --database-url postgres://…: the scenarios on PostgreSQL with 1 and 2 service processes,
  *                  beside the embedded database and the baseline (postgres.ts)
+ *   --backup-pause only the backup measures (backup-pause.ts) at a Store of --statements, for
+ *                  work on backups: minutes instead of the full run's hour
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { backupPause } from './backup-pause';
 import { runLoad, type LoadResult } from './load';
 import { ADMIN_TOKEN, ROOT, dirSize, memoryOf, startBaselineProcess, startServiceProcess, type Child } from './processes';
 import { runPostgresBench } from './postgres';
 import { analyseProfile, monotonicMicros, printProfile } from './profile';
 import { scenarios, type Scenario, type StoreContext } from './scenarios';
 import { statementGenerator } from './statements';
-import { evaluateTargets, printReport, type PhaseReport, type Report } from './report';
+import { backupPauseLines, evaluateTargets, printReport, type PhaseReport, type Report } from './report';
 
 const { values: args } = parseArgs({
   options: {
@@ -38,6 +41,7 @@ const { values: args } = parseArgs({
     seconds: { type: 'string' },
     scenario: { type: 'string', default: 'post-1-c10' },
     'database-url': { type: 'string' },
+    'backup-pause': { type: 'boolean', default: false },
   },
   strict: true,
 });
@@ -225,53 +229,6 @@ async function snapshotStall(dataDir: string, ctx: StoreContext, thresholdBytes:
   }
 }
 
-/**
- * The longest pause writers see while a backup is taken, against the same load with none: single
- * POSTs for `loadSeconds` while (a) nothing else happens, (b) a download backup is taken
- * (POST /admin/api/backups: the in-memory database exported at once), (c) scheduled backups run
- * (a copy of the snapshot, checked in a worker). The longest stall of each run, side by side.
- */
-async function backupPause(dataDir: string, ctx: StoreContext, loadSeconds: number) {
-  const backupDir = mkdtempSync(join(tmpdir(), 'lore-bench-backups-'));
-  const post = scenarios(ctx, seed + 4)[0]!;
-  const stallOf = (load: LoadResult) => Math.max(load.max, load.longestGapMs);
-  async function run(kind: 'none' | 'download' | 'scheduled') {
-    // Scheduled: the first backup is taken one interval after start, then every interval.
-    const interval = Math.max(2, Math.floor(loadSeconds / 3));
-    const env: Record<string, string> = kind === 'scheduled' ? { LRS_BACKUP_INTERVAL: `${interval}s`, LRS_BACKUP_DIR: backupDir, LRS_BACKUP_KEEP: '2' } : {};
-    const service = await startServiceProcess({ dataDir, env });
-    try {
-      const from = performance.now();
-      const written = () => service.log.filter((line) => line.at >= from && /backup written/.test(line.text)).length;
-      let downloaded = false;
-      const load = singlePosts(service, post, loadSeconds, kind === 'scheduled' ? () => written() > 0 : undefined);
-      if (kind === 'download') {
-        await new Promise((resolve) => setTimeout(resolve, (loadSeconds * 1000) / 3));
-        const response = await fetch(`${service.url}/admin/api/backups`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
-        await response.arrayBuffer();
-        downloaded = response.ok;
-      }
-      const result = await load;
-      // The service's own account of how long a backup held its event loop (backup-schedule.ts).
-      const held = service.log.filter((line) => line.at >= from).flatMap((line) => /event loop held at most (\d+) ms/.exec(line.text)?.[1] ?? []);
-      return {
-        kind,
-        backups: kind === 'download' ? Number(downloaded) : written(),
-        longestStallMs: stallOf(result),
-        statementsPerSec: result.statementsPerSec,
-        heldMs: held.length > 0 ? Math.max(...held.map(Number)) : null,
-      };
-    } finally {
-      await service.stop();
-    }
-  }
-  try {
-    return { none: await run('none'), download: await run('download'), scheduled: await run('scheduled') };
-  } finally {
-    rmSync(backupDir, { recursive: true, force: true });
-  }
-}
-
 function memory(service: Child) {
   return service.child.pid ? memoryOf(service.child.pid) : null;
 }
@@ -301,7 +258,7 @@ async function smallPhase(baseline: Child, baselines: Map<string, LoadResult>): 
     log('small Store: snapshot stall');
     const stall = await snapshotStall(dataDir, ctx, 512 * 1024, quick ? 4 : 10);
     log('small Store: backup pause');
-    const backups = await backupPause(dataDir, ctx, quick ? 4 : 10);
+    const backups = await backupPause({ dataDir, ctx, loadSeconds: quick ? 4 : 10, seed: seed + 4 });
     return { name: 'small', statements: SMALL_COUNT, preload: preloaded, scenarios: scenarioResults, memory: memAfter, dataDir: size, startup: stall.startup, stall, backups };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
@@ -348,7 +305,7 @@ async function largePhase(baselines: Map<string, LoadResult>): Promise<PhaseRepo
     log('large Store: snapshot stall');
     const stall = await snapshotStall(dataDir, ctx, 16 * 1024 * 1024, 20);
     log('large Store: backup pause');
-    const backups = await backupPause(dataDir, ctx, 20);
+    const backups = await backupPause({ dataDir, ctx, loadSeconds: 20, seed: seed + 4 });
     return {
       backups,
       name: 'large',
@@ -410,12 +367,41 @@ async function profileRun(): Promise<void> {
   }
 }
 
+/** `--backup-pause`: a Store of --statements, then the backup measures at it (load of --seconds, default as the phases'). */
+async function backupPauseRun(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'lore-bench-backup-pause-'));
+  try {
+    let ctx: StoreContext;
+    const service = await startServiceProcess({ dataDir, snapshotThresholdBytes: 4 * 1024 ** 3 });
+    try {
+      ctx = await createStore(service.url);
+      log(`preloading ${largeCount.toLocaleString('en-US')} statements`);
+      const preloaded = await preload(service.url, ctx, largeCount, seed + 10);
+      log(`preloaded ${preloaded.stored.toLocaleString('en-US')} in ${preloaded.seconds.toFixed(0)} s; stopping (snapshot)`);
+    } finally {
+      await service.stop();
+    }
+    const snapshotBytes = dirSize(dataDir).files['lore.sqlite'] ?? 0;
+    log(`backup pause at ${Math.round(snapshotBytes / 1024 ** 2)} MB`);
+    const loadSeconds = args.seconds ? seconds : largeCount > SMALL_COUNT ? 20 : 10;
+    const backups = await backupPause({ dataDir, ctx, loadSeconds, seed: seed + 4 });
+    console.log([`\nBackup pause at ${largeCount.toLocaleString('en-US')} statements (snapshot ${Math.round(snapshotBytes / 1024 ** 2)} MB), ${loadSeconds} s of load per run`, ...backupPauseLines(backups)].join('\n'));
+    mkdirSync(join(ROOT, 'bench-results'), { recursive: true });
+    const file = join(ROOT, 'bench-results', `${new Date(started).toISOString().replace(/[:.]/g, '-')}-backup-pause.json`);
+    writeFileSync(file, JSON.stringify({ statements: largeCount, snapshotBytes, loadSeconds, machine: { cpus: cpus().length, loadAverageAtEnd: loadavg() }, backups }, null, 2));
+    console.log(`\nwritten to ${file}`);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   if (args['database-url']) {
     await runPostgresBench({ databaseUrl: args['database-url'], seconds, preloadCount: SMALL_COUNT, seed, log });
     return;
   }
   if (args.profile) return profileRun();
+  if (args['backup-pause']) return backupPauseRun();
   const baseline = await startBaselineProcess();
   const baselines = new Map<string, LoadResult>();
   const phases: PhaseReport[] = [];

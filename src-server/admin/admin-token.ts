@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { hashSecret, secretMatches } from './credentials';
+import { hashSecret, secretMatches } from '../auth/credentials';
 
 export const ADMIN_TOKEN_FILE = 'admin-token.sha256';
 

@@ -1,32 +1,17 @@
 /**
- * API keys of a Store: issue, list, rotate, revoke, and authenticate a presented credential.
- * Plain functions over Storage; the HTTP layer stays thin over them.
+ * API keys of a Store, as the admin API manages them: issue, list, rotate, revoke. Checking a
+ * presented key is auth/api-key-check.ts's. Plain functions over Storage; the HTTP layer stays
+ * thin over them.
  */
+import { keyState } from '../auth/api-key-check';
+import { basicCredential, bearerToken, generateKeyId, generateSecret, hashSecret } from '../auth/credentials';
 import type { ApiKeyRecord, Storage, StoreRecord } from '../storage/storage';
 import type { ApiKeyView, CreateApiKeyInput, CreatedApiKeyView, Scope } from './contract';
-import {
-  basicCredential,
-  bearerToken,
-  generateKeyId,
-  generateSecret,
-  hashSecret,
-  secretMatches,
-} from './credentials';
 
 /** How long a rotated key keeps working unless the admin chooses otherwise. */
 export const DEFAULT_ROTATION_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
 
-/**
- * last-used times are shown to the minute in the console; writing one per request would put a
- * journal record behind every statement, so a key's time is written at most this often.
- */
-const LAST_USED_RESOLUTION_MS = 60_000;
 
-export function keyState(key: ApiKeyRecord, now: Date): ApiKeyView['state'] {
-  if (key.revokedAt !== null) return 'revoked';
-  if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now.getTime()) return 'expired';
-  return 'active';
-}
 
 export function toApiKeyView(key: ApiKeyRecord, store: StoreRecord, now = new Date()): ApiKeyView {
   return {
@@ -105,57 +90,4 @@ export async function revokeApiKey(storage: Storage, key: ApiKeyRecord, now = ne
   const revokedAt = key.revokedAt ?? now.toISOString();
   await storage.updateApiKey(key.id, { revokedAt });
   return { ...key, revokedAt };
-}
-
-export type KeyCheck =
-  | { ok: true; key: ApiKeyRecord }
-  | { ok: false; reason: 'unknown_key' | 'wrong_secret' }
-  | { ok: false; reason: 'revoked' | 'expired'; key: ApiKeyRecord };
-
-/**
- * Checks a presented key id and secret, and says which part failed so the person setting up a
- * course can fix the right field. Key ids are public (every statement's `authority` carries
- * one), so telling an unknown id from a wrong secret reveals nothing; an unknown id still costs
- * one hash comparison all the same. A revoked or expired key is named only to whoever holds its
- * secret.
- */
-export async function authenticateApiKey(
-  storage: Storage,
-  keyId: string,
-  secret: string,
-  now = new Date(),
-): Promise<KeyCheck> {
-  const key = keyId.length <= 100 ? await storage.findApiKey(keyId) : null;
-  const matches = secretMatches(secret, key?.secretHash ?? hashSecret(''));
-  if (!key) return { ok: false, reason: 'unknown_key' };
-  if (!matches) return { ok: false, reason: 'wrong_secret' };
-  const state = keyState(key, now);
-  if (state !== 'active') return { ok: false, reason: state, key };
-  if (key.lastUsedAt === null || now.getTime() - Date.parse(key.lastUsedAt) >= LAST_USED_RESOLUTION_MS) {
-    await storage.updateApiKey(key.id, { lastUsedAt: now.toISOString() });
-  }
-  return { ok: true, key };
-}
-
-/**
- * xAPI scopes (xAPI 1.0.3 Part Three §4.2 "OAuth Scope"): which ones allow an operation.
- * `statements/read` here means reading the whole Store: `statements/read/mine` does not grant it
- * (see statementReadReach), nor reading Activities and Agents.
- */
-export function hasScope(key: ApiKeyRecord, needed: 'statements/write' | 'statements/read' | 'state' | 'profile' | 'define'): boolean {
-  const scopes = key.scopes;
-  if (scopes.includes('all')) return true;
-  if (needed === 'statements/read') return scopes.includes('statements/read') || scopes.includes('all/read');
-  return scopes.includes(needed);
-}
-
-/**
- * How much of a Store's statements a key may read (xAPI 1.0.3 Part Three §4.2): 'all' with
- * statements/read, all/read or all; 'mine' with only statements/read/mine, "read access to
- * statements for which the authority is this client", i.e. the statements sent with this key;
- * null when it may read none.
- */
-export function statementReadReach(key: ApiKeyRecord): 'all' | 'mine' | null {
-  if (hasScope(key, 'statements/read')) return 'all';
-  return key.scopes.includes('statements/read/mine') ? 'mine' : null;
 }

@@ -4,7 +4,7 @@
  * written twice. Keep this module free of Node imports: the renderer bundles it.
  */
 import { z } from 'zod';
-import { storeLimitsPatchSchema, storeLimitsSchema } from '../limits';
+import { storeLimitsPatchSchema, storeLimitsSchema } from '../limits/service-limits';
 
 /** Path segments the service serves at its root: a Store cannot take them as its slug. */
 export const RESERVED_SLUGS = [
@@ -35,7 +35,7 @@ export const storeSchema = z.object({
   updatedAt: z.string(),
   /** xAPI endpoint of this Store, for content to point at. */
   endpoint: z.string(),
-  /** The limits this Store sets itself (src-server/limits.ts); the service's apply to the rest. */
+  /** The limits this Store sets itself (src-server/limits/service-limits.ts); the service's apply to the rest. */
   limits: storeLimitsSchema.optional(),
 });
 export type StoreView = z.infer<typeof storeSchema>;

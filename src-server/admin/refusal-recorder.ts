@@ -27,7 +27,8 @@ export interface RefusalRecorderOptions {
 export type RefusalLogOwner = { id: string; slug: string } | null;
 
 interface Pending {
-  owner: RefusalLogOwner;
+  /** Found while the refusal waits (a Store lookup may be a database round trip); never rejects. */
+  owner: Promise<RefusalLogOwner>;
   row: RefusalRow;
 }
 
@@ -51,9 +52,19 @@ export class RefusalRecorder {
     this.log = options.log ?? (() => {});
   }
 
-  /** Adds one refusal (count 1) to the buffer; returns at once. */
-  record(owner: RefusalLogOwner, row: Omit<RefusalRow, 'count' | 'lastAt'>): void {
-    const key = JSON.stringify([owner?.id ?? null, row.method, row.path, row.status, row.code, row.keyId, row.client, row.userAgent]);
+  /**
+   * Adds one refusal (count 1) to the buffer; returns at once. The log it belongs in may still be
+   * looked up (`owner` a promise): the refusal takes its place in the buffer now, so the logs keep the
+   * order of the answers and a read right after the answer finds it. The owner follows from the
+   * path and key id, so the row's fields alone tell identical refusals apart. A lookup that fails
+   * puts the refusal in the service-wide log.
+   */
+  record(owner: RefusalLogOwner | Promise<RefusalLogOwner>, row: Omit<RefusalRow, 'count' | 'lastAt'>): void {
+    const key = JSON.stringify([row.method, row.path, row.status, row.code, row.keyId, row.client, row.userAgent]);
+    // Caught whether or not the refusal is kept (an identical one may already wait in the buffer).
+    // Not logged one by one: a lookup fails when the storage does, and then so does the batch's
+    // write, which is logged once.
+    const found = Promise.resolve(owner).catch(() => null);
     const same = this.pending.get(key);
     if (same) {
       same.row.count += 1;
@@ -61,7 +72,7 @@ export class RefusalRecorder {
     } else if (this.pending.size >= this.maxPending) {
       this.dropped += 1;
     } else {
-      this.pending.set(key, { owner, row: { ...row, count: 1, lastAt: row.at } });
+      this.pending.set(key, { owner: found, row: { ...row, count: 1, lastAt: row.at } });
     }
     this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
   }
@@ -85,9 +96,10 @@ export class RefusalRecorder {
   private async write(batch: Pending[], dropped: number): Promise<void> {
     if (dropped > 0) this.log(`${dropped} refused requests were not logged: more than ${this.maxPending} distinct ones arrived within ${this.flushMs} ms`);
     if (batch.length === 0) return;
+    const owners = await Promise.all(batch.map(({ owner }) => owner));
     try {
-      const stored = await this.storage.insertRefusals(batch.map(({ owner, row }) => ({ ...row, storeId: owner?.id ?? null })));
-      const slugs = new Map(batch.map(({ owner }) => [owner?.id ?? null, owner?.slug ?? null]));
+      const stored = await this.storage.insertRefusals(batch.map(({ row }, i) => ({ ...row, storeId: owners[i]?.id ?? null })));
+      const slugs = new Map(owners.map((owner) => [owner?.id ?? null, owner?.slug ?? null]));
       for (const refusal of stored) {
         this.events.publishRefusal({ store: slugs.get(refusal.storeId) ?? null, id: refusal.id, status: refusal.status, code: refusal.code, at: refusal.at });
       }

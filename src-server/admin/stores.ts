@@ -1,7 +1,7 @@
 /** Stores: create, list, rename, delete. Plain functions over Storage. */
 import { randomUUID } from 'node:crypto';
 import type { Storage, StoreRecord } from '../storage/storage';
-import { applyStoreLimitsPatch } from '../limits';
+import { applyStoreLimitsPatch } from '../limits/service-limits';
 import type { CreateStoreInput, StoreView, UpdateStoreInput } from './contract';
 
 export type StoreResult<T> = { ok: true; value: T } | { ok: false; code: 'slug_taken' | 'confirmation_required' };

@@ -6,6 +6,7 @@
  *   /admin/api/...     the admin API (admin token)
  *   /health            liveness, no credentials
  */
+import { tmpdir } from 'node:os';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { AdminTokenCheck } from '../admin/admin-token';
 import { LiveEventBus } from '../admin/live-events';
@@ -37,7 +38,7 @@ import activityProfileRoutes from './routes/xapi/activity-profile';
 import agentProfileRoutes from './routes/xapi/agent-profile';
 import stateRoutes from './routes/xapi/state';
 // Request-side limits (body, batch, depth, strings, attachments, rate per key) and auth backoff.
-import { LIMIT_DEFAULTS, type ServiceLimits } from '../limits';
+import { LIMIT_DEFAULTS, type ServiceLimits } from '../limits/service-limits';
 import { AuthBackoff } from './plugins/auth-backoff';
 import { presentedXapiCredentials, registerAuthBackoff, registerRequestLimits } from './plugins/limits';
 import { TokenBuckets } from './plugins/rate-limit';
@@ -58,12 +59,17 @@ export interface ServerOptions {
    */
   publicUrl: () => string;
   bodyLimitBytes?: number;
-  /** Service-wide limits (src-server/limits.ts); default LIMIT_DEFAULTS. A Store's overrides apply on top. */
+  /** Service-wide limits (src-server/limits/service-limits.ts); default LIMIT_DEFAULTS. A Store's overrides apply on top. */
   limits?: ServiceLimits;
   /** Where the service runs (listen URL, host, port, data directory), for /admin/api/status and the Host guard. */
   serviceInfo?: () => ServiceInfo;
   /** The scheduled backups' state for the status screen (admin/backup-schedule.ts); none when absent. */
   backups?: () => BackupScheduleView | undefined;
+  /**
+   * Where a downloaded backup is written before it is sent (admin/backups.ts): the scheduled
+   * backups' folder; default the system's temp folder (services built by hand, tests).
+   */
+  backupDir?: string;
   /** The built web console (default: found next to the service code, see console-static.ts). */
   rendererDir?: string;
   /** Heartbeat interval of /admin/api/events (default 15 s); tests shorten it. */
@@ -147,7 +153,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
       await admin.register(storeRoutes, adminDeps);
       await admin.register(apiKeyRoutes, adminDeps);
       await admin.register(explorerRoutes, adminDeps);
-      await admin.register(backupRoutes, adminDeps); // POST /backups: a download of the database
+      await admin.register(backupRoutes, { ...adminDeps, dir: options.backupDir ?? tmpdir() }); // POST /backups: a download of the database
       await admin.register(refusalRoutes, { ...adminDeps, recorder: refusals });
     },
     { prefix: '/admin/api' },

@@ -2,7 +2,7 @@
  * The Activities and Agents Resources of a Store (xAPI 1.0.3 Part Three §2.4, §2.5; 2.0.0 Part
  * Four §4.1.6.3, §4.1.6.4), and which definitions a statement may change.
  */
-import { hasScope } from '../admin/api-keys';
+import { hasScope } from '../auth/api-key-check';
 import type { ActivityDefinitionRow, ApiKeyRecord, Storage, StoreRecord } from '../storage/storage';
 import { extractActivityDefinitions } from '../xapi/activity-definitions';
 import type { Statement } from '../xapi/statement-schema';

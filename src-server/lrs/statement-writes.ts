@@ -17,12 +17,21 @@ import { checkAttachmentParts, partsOfStatement } from '../xapi/statement-attach
 import type { AttachmentPart } from '../xapi/statement-attachments';
 import { validateStatements } from '../xapi/validate-statements';
 import type { XapiVersion } from '../xapi/version';
-import type { LiveEventBus } from '../admin/live-events';
 import { activityDefinitionsFor } from './activities';
 import type { OperationFailure, Outcome } from './failure';
 import type { StoredClock } from './stored-clock';
 
 export const VOIDED_VERB = 'http://adlnet.gov/expapi/verbs/voided';
+
+/**
+ * Who hears what a write recorded (the console's live events: admin/live-events.ts). Declared here,
+ * as what the LRS needs, so that it does not depend on the admin side that provides it. Both
+ * return at once.
+ */
+export interface RecordedStatementListener {
+  announceStatements(store: StoreRecord, rows: ReadonlyArray<{ statementId: string; voidsStatementId: string | null }>, inserted: readonly string[]): void;
+  announceRejections(store: StoreRecord, rows: readonly RejectionRow[]): void;
+}
 
 export interface StatementWriteContext {
   storage: Storage;
@@ -33,7 +42,7 @@ export interface StatementWriteContext {
   /** Base URL of this service; the authority of a statement names the key under it. */
   publicUrl: string;
   /** The service's live events: what the write recorded is announced there. */
-  events: LiveEventBus;
+  events: RecordedStatementListener;
 }
 
 /** The authority the LRS asserts for statements sent with `key` (xAPI §2.4.9). */

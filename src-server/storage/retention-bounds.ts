@@ -3,7 +3,7 @@
  * the same for every Storage implementation: pruned soon after open and then periodically, never
  * on the write path; the ingestion statistics keep counting what was pruned.
  */
-import { LIMIT_DEFAULTS } from '../limits';
+import { LIMIT_DEFAULTS } from '../limits/service-limits';
 import type { StoreRecord } from './storage';
 
 /** How many rejections a Store keeps: the newest `maxPerStore`, none older than `maxAgeDays`. */
@@ -14,7 +14,7 @@ export interface RetentionBounds {
 
 /**
  * Pruning of the rejected-statement log. Off unless given (the service turns it on with its
- * limits, src-server/limits.ts): a storage opened by a tool or a test keeps every rejection.
+ * limits, src-server/limits/service-limits.ts): a storage opened by a tool or a test keeps every rejection.
  */
 export interface RejectionRetention {
   /** The bounds of one Store (its own limits over the service's); default LIMIT_DEFAULTS. */

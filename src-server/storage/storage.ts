@@ -10,7 +10,7 @@
  * - Statement rows are prepared by the caller (src-server/xapi): storage never interprets xAPI
  *   rules, it only stores values and the index terms it is handed.
  */
-import type { StoreLimits } from '../limits';
+import type { StoreLimits } from '../limits/service-limits';
 import type { LrsSetProperty } from '../xapi/received-statement';
 
 export type Environment = 'test' | 'live';
@@ -23,7 +23,7 @@ export interface StoreRecord {
   environment: Environment;
   createdAt: string;
   updatedAt: string;
-  /** The limits this Store sets itself (src-server/limits.ts); absent or {} when it sets none. */
+  /** The limits this Store sets itself (src-server/limits/service-limits.ts); absent or {} when it sets none. */
   limits?: StoreLimits;
 }
 
@@ -485,16 +485,12 @@ export interface Storage {
   /** How full the database is. */
   capacity?(): StorageCapacity;
   /**
-   * The whole database as an SQLite file from a consistent point: every write that resolved
-   * before the call is in it. Rejects (StorageUnavailableError) rather than hand out an image
-   * holding writes that did not reach the disk.
-   */
-  backup?(): Promise<Uint8Array>;
-  /**
    * Writes a checked backup file at `file` (written under a temporary name, checked, renamed)
-   * without holding writers; resolves with what it holds. The scheduled backups use it.
+   * without holding writers, from a consistent point: every write that resolved before the call
+   * is in it. Resolves with what it holds. The scheduled backups use it, and the download
+   * (`handedOut`: a file the service does not keep, so the journal it holds is not released for it).
    */
-  writeBackup?(file: string): Promise<BackupFileSummary>;
+  writeBackup?(file: string, options?: { handedOut?: boolean }): Promise<BackupFileSummary>;
   /**
    * Changes other service processes commit to the same database, as they commit; returns the
    * unsubscribe function. Absent where no other process can write (the embedded database).

@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startService, type RunningService } from '../../src-server/service';
+import { startService, type RunningService } from '../../src-server/service/service';
 
 const ADMIN_TOKEN = 'client-test-admin-token-0123456789';
 

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { buildIfStale } from '../../scripts/build-if-stale.mjs';
-import type { ServiceConfig } from '../../src-server/config';
-import { startService, type RunningService } from '../../src-server/service';
+import type { ServiceConfig } from '../../src-server/service/config';
+import { startService, type RunningService } from '../../src-server/service/service';
 
 export const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
 export const SCREENS_DIR = process.env['LORE_SCREENS_DIR'] ?? '/tmp/lore-screens';

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { startService, type RunningService } from '../../src-server/service';
+import { startService, type RunningService } from '../../src-server/service/service';
 import { ADMIN_TOKEN, findChromium } from './console-harness';
 
 const chromiumPath = findChromium();

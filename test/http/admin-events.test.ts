@@ -12,9 +12,8 @@ import { LiveEventBus } from '../../src-server/admin/live-events';
 import { buildServer } from '../../src-server/http/build-server';
 import { registerErrorHandling } from '../../src-server/http/plugins/error-handler';
 import eventRoutes from '../../src-server/http/routes/admin/events';
-import { openSqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
 import type { Storage } from '../../src-server/storage/storage';
-import { statement } from './test-app';
+import { openTestStorage, statement } from './test-app';
 
 const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
@@ -33,7 +32,7 @@ afterEach(async () => {
 
 async function start(options: { heartbeatMs?: number } = {}): Promise<Running> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'lore-events-'));
-  const storage = await openSqljsStorage({ dataDir });
+  const { storage, release } = await openTestStorage(dataDir);
   const events = new LiveEventBus(storage);
   let base = '';
   const app = buildServer({
@@ -47,7 +46,7 @@ async function start(options: { heartbeatMs?: number } = {}): Promise<Running> {
   base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   cleanups.push(async () => {
     await app.close();
-    await storage.close();
+    await release();
     rmSync(dataDir, { recursive: true, force: true });
   });
   const admin = (pathname: string, init: RequestInit = {}) =>
@@ -205,7 +204,7 @@ describe('live events', () => {
 describe('a client that stops reading', () => {
   it('is disconnected once its buffer passes the bound, and no longer listens', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'lore-events-'));
-    const storage = await openSqljsStorage({ dataDir });
+    const { storage, release } = await openTestStorage(dataDir);
     const app = Fastify();
     registerErrorHandling(app, { publicUrl: () => '' });
     const bus = new LiveEventBus(storage);
@@ -213,7 +212,7 @@ describe('a client that stops reading', () => {
     await app.listen({ port: 0, host: '127.0.0.1' });
     cleanups.push(async () => {
       await app.close();
-      await storage.close();
+      await release();
       rmSync(dataDir, { recursive: true, force: true });
     });
     const response = await fetch(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}/events`);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serviceStatusSchema } from '../../src-server/admin/contract';
-import { startService, type RunningService } from '../../src-server/service';
+import { startService, type RunningService } from '../../src-server/service/service';
 
 const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 let service: RunningService | null = null;

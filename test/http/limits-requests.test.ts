@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LIMIT_DEFAULTS, type ServiceLimits } from '../../src-server/limits';
+import { LIMIT_DEFAULTS, type ServiceLimits } from '../../src-server/limits/service-limits';
 import { MULTIPART_TYPE, attachmentFor, attachmentPart, multipartBody } from './statement-requests';
 import { ADMIN_TOKEN, buildTestApp, statement, type CreatedKey, type TestApp } from './test-app';
 

@@ -2,11 +2,9 @@
  * A Store's own limits: set with `PATCH /admin/api/stores/<slug> {"limits": …}`, shown by GET,
  * kept across a restart, and applied to that Store's requests only.
  */
-import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveAdminToken } from '../../src-server/admin/admin-token';
 import { buildServer } from '../../src-server/http/build-server';
-import { openSqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
 import { ADMIN_TOKEN, PUBLIC_URL, buildTestApp, statement, type CreatedKey, type TestApp } from './test-app';
 
 let t: TestApp | undefined;
@@ -79,15 +77,14 @@ describe("a Store's own limits", () => {
     await first.app.close();
     await first.storage.close();
     t = undefined;
-    const storage = await openSqljsStorage({ dataDir: first.dataDir });
+    const storage = await first.reopenStorage();
     try {
       const app = buildServer({ storage, adminToken: resolveAdminToken(first.dataDir, ADMIN_TOKEN).check, publicUrl: () => PUBLIC_URL });
       const shown = await app.inject({ method: 'GET', url: '/admin/api/stores/demo', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
       expect(shown.json().limits).toEqual({ maxBatch: 7, rejectedRetentionDays: 3 });
       await app.close();
     } finally {
-      await storage.close();
-      rmSync(first.dataDir, { recursive: true, force: true });
+      await first.close();
     }
   });
 });

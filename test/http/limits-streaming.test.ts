@@ -8,7 +8,7 @@
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIMIT_DEFAULTS } from '../../src-server/limits';
+import { LIMIT_DEFAULTS } from '../../src-server/limits/service-limits';
 import { MULTIPART_TYPE } from './statement-requests';
 import { buildTestApp, type CreatedKey, type TestApp } from './test-app';
 

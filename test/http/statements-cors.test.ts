@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { allowedHeaders } from '../../src-server/http/plugins/cors';
-import { LIMIT_DEFAULTS } from '../../src-server/limits';
+import { LIMIT_DEFAULTS } from '../../src-server/limits/service-limits';
 import { buildTestApp, statement, useDemoStore, type CreatedKey, type TestApp } from './test-app';
 
 const demo = useDemoStore();

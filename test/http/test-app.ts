@@ -1,4 +1,8 @@
-/** Builds the real app over real sql.js storage in a temp directory, for `app.inject` tests. */
+/**
+ * Builds the real app over real storage, for `app.inject` tests: sql.js in a temp directory, or with
+ * LORE_TEST_STORAGE=postgres a fresh database on the tests' PostgreSQL (test/postgres/test-database.ts),
+ * so that the HTTP suites answer alike on both backends (vitest.config.ts runs them on each).
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,8 +10,10 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { afterEach, beforeEach } from 'vitest';
 import { resolveAdminToken } from '../../src-server/admin/admin-token';
 import { buildServer, type ServerOptions } from '../../src-server/http/build-server';
+import { openPostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
 import { openSqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
 import type { Storage } from '../../src-server/storage/storage';
+import { createTestDatabase } from '../postgres/test-database';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 export const PUBLIC_URL = 'http://127.0.0.1:8411';
@@ -23,6 +29,8 @@ export interface TestApp {
   app: FastifyInstance;
   storage: Storage;
   dataDir: string;
+  /** The same data opened once more, as by a restarted service; `close` closes it too. */
+  reopenStorage(): Promise<Storage>;
   admin(options: InjectOptions): Promise<LightMyRequestResponse>;
   createStore(slug: string, environment?: 'test' | 'live'): Promise<void>;
   createKey(slug: string, body?: Record<string, unknown>): Promise<CreatedKey>;
@@ -31,10 +39,62 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+type TestStorageKind = 'sqljs' | 'postgres';
+
+/** The backend named by LORE_TEST_STORAGE (default sql.js); anything else is a mistake, not a fallback. */
+function testStorageKind(): TestStorageKind {
+  const value = process.env['LORE_TEST_STORAGE'] ?? 'sqljs';
+  if (value === 'sqljs' || value === 'postgres') return value;
+  throw new Error(`LORE_TEST_STORAGE must be "sqljs" or "postgres", not "${value}"`);
+}
+
+/** A test's storage, on the backend LORE_TEST_STORAGE names. */
+export interface TestStorage {
+  storage: Storage;
+  /** The same data opened once more, as by a restarted service (close the first one before). */
+  reopen(): Promise<Storage>;
+  /** Closes every storage opened here and removes what it kept outside the data directory (the database). */
+  release(): Promise<void>;
+}
+
+export async function openTestStorage(dataDir: string): Promise<TestStorage> {
+  const opened: Storage[] = [];
+  const track = async (opening: Promise<Storage>): Promise<Storage> => {
+    const storage = await opening;
+    opened.push(storage);
+    return storage;
+  };
+  const closeAll = async (): Promise<void> => {
+    for (const storage of opened) await storage.close(); // closing twice is a no-op on both backends
+  };
+  if (testStorageKind() === 'sqljs') {
+    return { storage: await track(openSqljsStorage({ dataDir })), reopen: () => track(openSqljsStorage({ dataDir })), release: closeAll };
+  }
+  const database = await createTestDatabase({ migrated: true });
+  const open = () => track(openPostgresStorage({ url: database.url, poolSize: 4 }));
+  try {
+    return {
+      storage: await open(),
+      reopen: open,
+      async release() {
+        try {
+          await closeAll();
+        } finally {
+          await database.drop();
+        }
+      },
+    };
+  } catch (err) {
+    await database.drop();
+    throw err;
+  }
+}
+
 /** `limits`: service limits other than the defaults (test/http/limits-*.test.ts); `publicUrl`: default PUBLIC_URL. */
 export async function buildTestApp(options: Partial<Pick<ServerOptions, 'limits' | 'publicUrl'>> = {}): Promise<TestApp> {
+  // A temp directory on either backend: the admin token file is kept there.
   const dataDir = mkdtempSync(join(tmpdir(), 'lore-http-'));
-  const storage = await openSqljsStorage({ dataDir });
+  const { storage, reopen, release } = await openTestStorage(dataDir);
   const app = buildServer({
     storage,
     adminToken: resolveAdminToken(dataDir, ADMIN_TOKEN).check,
@@ -50,6 +110,7 @@ export async function buildTestApp(options: Partial<Pick<ServerOptions, 'limits'
     app,
     storage,
     dataDir,
+    reopenStorage: reopen,
     admin,
     async createStore(slug, environment = 'test') {
       const response = await admin({ method: 'POST', url: '/admin/api/stores', payload: { slug, name: `Store ${slug}`, environment } });
@@ -68,7 +129,7 @@ export async function buildTestApp(options: Partial<Pick<ServerOptions, 'limits'
     },
     async close() {
       await app.close();
-      await storage.close();
+      await release();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

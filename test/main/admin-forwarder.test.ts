@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminApiUrl, forwardAdminCall } from '../../src-main/admin-forwarder';
 import type { FetchLike, TargetResolution } from '../../src-main/admin-forwarder';
-import { startService } from '../../src-server/service';
-import type { RunningService } from '../../src-server/service';
+import { startService } from '../../src-server/service/service';
+import type { RunningService } from '../../src-server/service/service';
 
 const TOKEN = 'test-admin-token-0123456789';
 const target = (url = 'http://lrs.test'): (() => TargetResolution) => () => ({ ok: true, target: { url, token: TOKEN } });

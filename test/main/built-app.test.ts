@@ -13,7 +13,7 @@ import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoreBridge } from '../../src-main/bridge-types';
 import { HARDENED_WEB_PREFERENCES, RENDERER_CSP } from '../../src-main/security';
-import { SERVICE_NODE_FLAGS } from '../../src-server/node-flags';
+import { SERVICE_NODE_FLAGS } from '../../src-server/service/node-flags';
 
 const run = promisify(execFile);
 const repo = fileURLToPath(new URL('../../', import.meta.url));

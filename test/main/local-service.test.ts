@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { appPaths } from '../../src-main/app-paths';
 import { quitWhenWindowsClosed } from '../../src-main/lifecycle';
 import { asarUnpackedPath, resolveSqljsWasmPath, serviceLaunch } from '../../src-main/local-service';
-import { SERVICE_NODE_FLAGS } from '../../src-server/node-flags';
+import { SERVICE_NODE_FLAGS } from '../../src-server/service/node-flags';
 
 describe('asarUnpackedPath', () => {
   it.each([
@@ -55,8 +55,8 @@ describe('serviceLaunch', () => {
     expect(launch.execArgv).toEqual(SERVICE_NODE_FLAGS);
     expect(launch.execArgv).toContain('--max-semi-space-size=32');
     const serve = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts['serve'];
-    // After the build step (scripts/build-if-stale.mjs), the service itself.
-    expect(serve).toMatch(new RegExp(` && node ${SERVICE_NODE_FLAGS.join(' ')} --import tsx src-server/main\\.ts$`));
+    // After the build step (scripts/build-if-stale.mjs), the service itself: compiled, no loader at run time.
+    expect(serve).toMatch(new RegExp(` && node ${SERVICE_NODE_FLAGS.join(' ')} out/server/main\\.js$`));
   });
 
   it('passes the admin token and the wasm path in the environment, never in argv', () => {

@@ -21,7 +21,7 @@ class FakeChild implements ServiceChild {
   onMessage(listener: (message: unknown) => void): void {
     this.messageListener = listener;
   }
-  /** What src-server/service-process.ts posts once it listens. */
+  /** What src-server/service/service-process.ts posts once it listens. */
   ready(url = `http://127.0.0.1:${8000 + this.pid}`): void {
     this.messageListener?.({ type: 'ready', url });
   }

@@ -7,8 +7,8 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LIMIT_SETTINGS } from '../../src-server/limits';
-import { SERVICE_SETTINGS } from '../../src-server/config';
+import { LIMIT_SETTINGS } from '../../src-server/limits/service-limits';
+import { SERVICE_SETTINGS } from '../../src-server/service/config';
 import { spawnService, startService, type ServiceProcess } from './service-process';
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];

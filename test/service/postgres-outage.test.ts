@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService } from '../../src-server/service';
-import type { RunningService } from '../../src-server/service';
+import { startService } from '../../src-server/service/service';
+import type { RunningService } from '../../src-server/service/service';
 import { startTestPostgres } from '../postgres/test-server';
 import type { TestPostgres } from '../postgres/test-server';
 

@@ -1,9 +1,13 @@
-/** Starts the real headless service (`src-server/main.ts`) as a child process for tests. */
+/**
+ * Starts the real headless service as a child process for tests: the compiled file users run
+ * (out/server/main.js, as `npm run serve` does; the tests' global setup builds it when stale).
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { SERVICE_NODE_FLAGS } from '../../src-server/service/node-flags';
 
 export const ADMIN_TOKEN = 'process-test-admin-token-0123456789';
-const MAIN = fileURLToPath(new URL('../../src-server/main.ts', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../out/server/main.js', import.meta.url));
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -15,7 +19,7 @@ export interface ServiceProcess {
 }
 
 export function spawnService(dataDir: string, extraArgs: string[] = [], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, '--port', '0', '--data-dir', dataDir, ...extraArgs], {
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, MAIN, '--port', '0', '--data-dir', dataDir, ...extraArgs], {
     // Scheduled backups are off unless a test turns them on: a test's data directory is a
     // temporary one, and its default backup folder would be shared with every other test's.
     env: { ...process.env, LRS_ADMIN_TOKEN: ADMIN_TOKEN, LRS_BACKUP_INTERVAL: 'off', ...env },

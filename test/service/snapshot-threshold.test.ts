@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { snapshotThresholdFromEnv } from '../../src-server/service';
+import { snapshotThresholdFromEnv } from '../../src-server/service/service';
 import { ADMIN_TOKEN, spawnService } from './service-process';
 
 let dataDir: string;

@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readConfig } from '../../src-server/config';
-import { startService } from '../../src-server/service';
-import type { RunningService } from '../../src-server/service';
+import { readConfig } from '../../src-server/service/config';
+import { startService } from '../../src-server/service/service';
+import type { RunningService } from '../../src-server/service/service';
 
 const ADMIN_TOKEN = 'trust-proxy-admin-token-0123456789';
 const running: Array<{ service: RunningService; dir: string }> = [];

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatMigrateReport, migrateData, TargetNotEmptyError } from '../../src-server/storage/migrate-data';
+import { formatMigrateReport, migrateData, TargetNotEmptyError } from '../../src-server/storage/migrate/migrate-data';
 import { summarize } from '../../src-server/storage/portable';
 import { openPostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
 import { openSqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';

@@ -1,5 +1,5 @@
 /**
- * The request-side limits of src-server/limits.ts, enforced on the xAPI routes, and the backoff
+ * The request-side limits of src-server/limits/service-limits.ts, enforced on the xAPI routes, and the backoff
  * against credential guessing on the xAPI and admin routes. Every refusal is a clear 4xx in
  * the error shape of docs/design.md; nothing is stored for a refused request.
  *
@@ -18,8 +18,8 @@
  */
 import { Transform, type Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { readAuthorization } from '../../admin/credentials';
-import { effectiveLimits, MAX_BODY_BYTES_CEILING, MIN_BODY_BYTES_LIMIT, type ServiceLimits, type StoreLimits } from '../../limits';
+import { readAuthorization } from '../../auth/credentials';
+import { effectiveLimits, MAX_BODY_BYTES_CEILING, MIN_BODY_BYTES_LIMIT, type ServiceLimits, type StoreLimits } from '../../limits/service-limits';
 import type { Storage, StoreRecord } from '../../storage/storage';
 import { formatPath, type PathSegment } from '../../xapi/issue';
 import { mediaTypeOf, parseMultipart } from '../../xapi/multipart';
@@ -256,6 +256,10 @@ export function registerAuthBackoff(
   app.addHook('onSend', async (request, reply, payload) => {
     if (reply.statusCode !== 401) return payload;
     refused.add(request);
+    // Counted before the answer leaves, not after it: the client's next try (sent once it has this
+    // answer) is checked against this failure, however long other hooks take to finish this one.
+    const key = keyOf(request);
+    if (key !== null) backoff.fail(key);
     const retryAfter = blockedFor.get(request);
     if (retryAfter === undefined) return payload;
     const refusal = errors.tooManyRequests(
@@ -269,8 +273,7 @@ export function registerAuthBackoff(
   app.addHook('onResponse', async (request, reply) => {
     const key = keyOf(request);
     if (key === null) return;
-    if (refused.has(request)) backoff.fail(key);
-    else if (scope.verified(request, reply)) backoff.succeed(key);
+    if (!refused.has(request) && scope.verified(request, reply)) backoff.succeed(key);
   });
 }
 

@@ -17,7 +17,7 @@
  * parameters lose their value), any body.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { readAuthorization } from '../../admin/credentials';
+import { readAuthorization } from '../../auth/credentials';
 import type { RefusalLogOwner, RefusalRecorder } from '../../admin/refusal-recorder';
 import type { Storage } from '../../storage/storage';
 import { ALTERNATE_PREFIX } from './alternate-request-syntax';
@@ -102,7 +102,8 @@ export function registerRefusalLog(app: FastifyInstance, deps: { storage: Storag
     return payload;
   });
 
-  // After the answer is on its way: nothing here delays the client.
+  // After the answer is on its way: nothing here delays the client. The refusal is recorded before
+  // anything is awaited, its log looked up meanwhile: the next request cannot overtake it.
   app.addHook('onResponse', async (request, reply) => {
     const path = loggedPath(request.url);
     const answer = request.lrsErrorAnswer;
@@ -110,7 +111,7 @@ export function registerRefusalLog(app: FastifyInstance, deps: { storage: Storag
     try {
       const presented = path.startsWith('/admin') ? null : readAuthorization(request.headers.authorization);
       const userAgent = request.headers['user-agent'];
-      recorder.record(await ownerOf(request, path), {
+      recorder.record(ownerOf(request, path), {
         at: new Date().toISOString(),
         method: request.method,
         path,

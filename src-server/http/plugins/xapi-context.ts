@@ -6,8 +6,8 @@
  * the key belongs to it (403) — so that nobody learns which Stores exist without a valid key.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { authenticateApiKey, type KeyCheck } from '../../admin/api-keys';
-import { readAuthorization } from '../../admin/credentials';
+import { authenticateApiKey, type KeyCheck } from '../../auth/api-key-check';
+import { readAuthorization } from '../../auth/credentials';
 import type { ApiKeyRecord, Storage, StoreRecord } from '../../storage/storage';
 import { ACCEPTED_VERSIONS_TEXT, VERSION_HEADER, parseVersionHeader, type XapiVersion } from '../../xapi/version';
 import { errors } from '../errors';

@@ -15,7 +15,7 @@ import path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import { StorageUnavailableError } from '../errors';
 import { applyTouch } from './api-keys';
-import { nodeStorageFs, replaceFileDurably, truncateDurably, writeFileDurably } from './fs';
+import { nodeStorageFs, truncateDurably, writeFileDurably } from './fs';
 import type { StorageFs } from './fs';
 import { PAGE_BYTES } from './file-changes';
 import type { FileChanges } from './file-changes';
@@ -30,7 +30,7 @@ import type { DataDirLock } from './lock';
 import { applyOpInTransaction } from './ops';
 import type { ApplyState, Op } from './ops';
 import { writeMeta } from './schema';
-import { applySnapshotPages, writeSnapshotPages } from './snapshot-pages';
+import { applySnapshotPages, writeSnapshotImage, writeSnapshotPages } from './snapshot-pages';
 import { PageSums, writePageSums } from './snapshot-sums';
 import type { RejectionRetention } from './retention';
 import type { Sql } from './sql';
@@ -374,24 +374,26 @@ export class DurableDatabase {
 
   /**
    * The first snapshot of a data directory: the whole image, to the temp file, renamed over the
-   * snapshot once durable.
+   * snapshot once durable. Its pages are frozen, not copied, and read from the live file as they
+   * are written, like the changed pages of a later snapshot.
    */
   private async writeWholeImage(journalSeq: number): Promise<void> {
     const started = performance.now();
     // Changes from here on are changes to this image (until it is on disk snapshotExists stays
     // false, so a failed snapshot is followed by a whole one again).
     const image = this.changes.takeWhole(this.databaseBytes);
-    const copiedMs = performance.now() - started;
     const { covered, previousDurable } = this.rotateJournalAfter(journalSeq);
-    // The image may hold records still in flight: it must not become the snapshot before they are durable.
-    await previousDurable;
-    await replaceFileDurably(this.fs, path.join(this.dataDir, SNAPSHOT_FILE), path.join(this.dataDir, SNAPSHOT_TEMP_FILE), image);
-    await this.sumsWritten(PageSums.ofImage(image, journalSeq));
+    try {
+      // The image may hold records still in flight: it must not become the snapshot before they are durable.
+      await previousDurable;
+      const pageSums = new Uint32Array(image.pages.length);
+      await writeSnapshotImage(this.fs, this.dataDir, image, PageSums.ofRun(image.pages, image.fileBytes, pageSums));
+      await this.sumsWritten(new PageSums(journalSeq, image.fileBytes, pageSums));
+    } finally {
+      this.changes.release();
+    }
     await this.snapshotWritten(journalSeq, covered);
-    this.log(
-      `snapshot written: ${image.length} bytes, journal seq ${journalSeq}, ` +
-        `copy ${Math.round(copiedMs)} ms, total ${Math.round(performance.now() - started)} ms`,
-    );
+    this.log(`snapshot written: ${image.fileBytes} bytes, journal seq ${journalSeq}, ${Math.round(performance.now() - started)} ms`);
   }
 
   /**

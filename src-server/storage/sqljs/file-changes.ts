@@ -111,15 +111,21 @@ export class FileChanges {
   }
 
   /**
-   * A copy of the whole file of `fileBytes`, and a fresh start as `take` makes: the snapshot a data
-   * directory starts with, byte for byte the file later changes are changes to. (sql.js's
-   * `export()` copies through SQLite's backup, which rewrites the header's change counters: an
-   * image it made would not be the file the changed pages belong to.)
+   * Every page of the file of `fileBytes`, frozen as `take` freezes the changed ones, and a fresh
+   * start: the snapshot a data directory starts with, byte for byte the file later changes are
+   * changes to, read as it is written instead of copied whole at once (a copy of a large file holds
+   * every request while it is made). (sql.js's `export()` copies through SQLite's backup, which
+   * rewrites the header's change counters: an image it made would not be the file the changed
+   * pages belong to.)
    */
-  takeWhole(fileBytes: number): Uint8Array {
-    const image = this.storageOf(fileBytes).slice(0, fileBytes);
+  takeWhole(fileBytes: number): PageSource {
+    if (this.frozen) throw new Error('the pages of the previous snapshot are still frozen');
+    this.storageOf(fileBytes);
+    const pages = new Uint32Array(Math.ceil(fileBytes / PAGE_BYTES));
+    for (let page = 0; page < pages.length; page++) pages[page] = page;
     this.forget();
-    return image;
+    this.frozen = new FrozenPages(pages, fileBytes, () => this.contents!);
+    return this.frozen;
   }
 
   /** Counts `pages` as changed again: a snapshot that took them did not reach the disk. */

@@ -416,7 +416,11 @@ export class SqljsStorage implements Storage {
     return this.capacityGuard.current();
   }
 
-  /** The whole database as an SQLite file, from a consistent point (DurableDatabase.exportImage). */
+  /**
+   * The whole database as an SQLite file, from a consistent point (DurableDatabase.exportImage),
+   * in memory: the tests compare the snapshot files with it. Not for users: it holds every request
+   * while the image is made (writeBackup does not).
+   */
   backup(): Promise<Uint8Array> {
     this.db.assertOpen();
     return this.db.exportImage();
@@ -428,14 +432,15 @@ export class SqljsStorage implements Storage {
 
   /**
    * A checked backup file at `file` (backup-file.ts): the up-to-date snapshot copied under a
-   * temporary name, checked in a worker thread, renamed. No writer waits for it.
+   * temporary name, checked in a worker thread, renamed. No writer waits for it. A file handed out
+   * (a download) does not release the journal kept since the newest scheduled backup.
    */
-  writeBackup(file: string): Promise<BackupSummary> {
+  writeBackup(file: string, options: { handedOut?: boolean } = {}): Promise<BackupSummary> {
     this.db.assertOpen();
     const resolveModule = createRequire(import.meta.url).resolve;
     const sqlJs = { module: resolveModule('sql.js'), wasm: this.options.wasmPath ?? resolveModule('sql.js/dist/sql-wasm.wasm') };
     return writeCheckedBackup(file, (temp) => this.db.copySnapshotTo(temp), sqlJs).then(async (summary) => {
-      await this.db.backupWritten(summary.journalSeq);
+      if (!options.handedOut) await this.db.backupWritten(summary.journalSeq);
       return summary;
     });
   }

@@ -23,7 +23,7 @@ const SELECT_COLUMNS = 'id, slug, name, environment, created_at, updated_at, lim
 const PATCH_COLUMNS: PatchColumns<StorePatch> = { name: 'name', updatedAt: 'updated_at', limits: 'limits' };
 
 /**
- * A Store's own limits (src-server/limits.ts) are one nullable JSON column, added at open when
+ * A Store's own limits (src-server/limits/service-limits.ts) are one nullable JSON column, added at open when
  * missing (cheap: existing rows are not rewritten), so data directories written before it open
  * unchanged. NULL means "no overrides"; journal records written before it carry none.
  */

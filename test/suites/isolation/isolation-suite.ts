@@ -12,7 +12,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startService, type RunningService } from '../../../src-server/service';
+import { startService, type RunningService } from '../../../src-server/service/service';
 import { formatSummary, type SummaryLine } from '../lib/stats';
 
 export interface IsolationOptions {

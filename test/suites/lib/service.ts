@@ -1,6 +1,6 @@
 /**
  * The real service as a child process for the robustness suites: the same launcher the durability
- * tests use (`node --import tsx src-server/main.ts --port 0 --data-dir …`), plus hard kills,
+ * tests use (`node out/server/main.js --port 0 --data-dir …`), plus hard kills,
  * graceful stops and the child's resident memory.
  */
 import { readFileSync } from 'node:fs';

@@ -1,6 +1,7 @@
 /** /admin/api/stores/:slug/keys: issue, list, rotate, revoke. The secret is shown once, at creation. */
 import type { FastifyInstance } from 'fastify';
-import { createApiKey, keyState, revokeApiKey, rotateApiKey, toApiKeyView } from '../../../admin/api-keys';
+import { createApiKey, revokeApiKey, rotateApiKey, toApiKeyView } from '../../../admin/api-keys';
+import { keyState } from '../../../auth/api-key-check';
 import { createApiKeySchema, rotateApiKeySchema } from '../../../admin/contract';
 import type { ApiKeyRecord, Storage, StoreRecord } from '../../../storage/storage';
 import { errors } from '../../errors';

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { OPENAPI_PATH } from '../../../admin/contract';
 import { buildOpenApiDocument } from '../../../admin/openapi';
-import { SERVICE_VERSION } from '../../../service-version';
+import { SERVICE_VERSION } from '../../service-version';
 
 export default async function openApiRoutes(app: FastifyInstance, options: { publicUrl: () => string }): Promise<void> {
   // Built once per public URL (known only once the service listens): the contract does not change.

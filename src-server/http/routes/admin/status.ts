@@ -1,7 +1,7 @@
 /** /admin/api/status: what the console shows about the service it manages (the Connection screen). */
 import type { FastifyInstance } from 'fastify';
 import type { BackupScheduleView, ServiceStatusView } from '../../../admin/contract';
-import { SERVICE_VERSION } from '../../../service-version';
+import { SERVICE_VERSION } from '../../service-version';
 import type { AdminRouteDeps } from './stores';
 
 /** Where the service runs; known to whoever started it (service.ts), once it listens. */

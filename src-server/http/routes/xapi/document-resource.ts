@@ -8,7 +8,7 @@
  * content-type parsers of its own encapsulated scope (the statement routes keep their JSON parser).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { hasScope } from '../../../admin/api-keys';
+import { hasScope } from '../../../auth/api-key-check';
 import {
   deleteDocument,
   deleteDocuments,

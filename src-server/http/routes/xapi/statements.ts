@@ -6,7 +6,7 @@
  * GET answers application/json, or multipart/mixed with the raw attachments when attachments=true.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { hasScope, statementReadReach } from '../../../admin/api-keys';
+import { hasScope, statementReadReach } from '../../../auth/api-key-check';
 import type { OperationFailure } from '../../../lrs/failure';
 import { readMore, readStatements, type ReadOptions, type StatementReadResult } from '../../../lrs/statement-reads';
 import { recordStatements } from '../../../lrs/statement-writes';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { basicCredential, bearerToken, generateKeyId, hashSecret, readAuthorization, secretMatches } from '../../src-server/admin/credentials';
+import { basicCredential, bearerToken, generateKeyId, hashSecret, readAuthorization, secretMatches } from '../../src-server/auth/credentials';
 
 describe('API key credentials', () => {
   it('shows the environment in the key id', () => {

@@ -5,11 +5,11 @@
  * count and an order-independent checksum. The source is only read. A target that holds any Store
  * is refused unless `intoNonEmpty` is set.
  */
-import type { PortableRecord, TableSummary } from './portable';
-import { importRecords, summarize } from './portable';
-import { openPostgresStorage } from './postgres/postgres-storage';
-import { openSqljsStorage } from './sqljs/sqljs-storage';
-import type { Storage } from './storage';
+import type { PortableRecord, TableSummary } from '../portable';
+import { importRecords, summarize } from '../portable';
+import { openPostgresStorage } from '../postgres/postgres-storage';
+import { openSqljsStorage } from '../sqljs/sqljs-storage';
+import type { Storage } from '../storage';
 
 export interface MigrateOptions {
   /** A data directory, or postgres://… */

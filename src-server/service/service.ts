@@ -4,14 +4,14 @@
  */
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { resolveAdminToken, resolveSharedAdminToken } from './admin/admin-token';
-import { BackupSchedule } from './admin/backup-schedule';
+import { resolveAdminToken, resolveSharedAdminToken } from '../admin/admin-token';
+import { BackupSchedule } from '../admin/backup-schedule';
 import type { ServiceConfig } from './config';
-import { buildServer } from './http/build-server';
-import { LIMIT_DEFAULTS, rejectedRetentionFor } from './limits';
-import { openPostgresStorage } from './storage/postgres/postgres-storage';
-import { openSqljsStorage } from './storage/sqljs/sqljs-storage';
-import type { Storage, StoreRecord } from './storage/storage';
+import { buildServer } from '../http/build-server';
+import { LIMIT_DEFAULTS, rejectedRetentionFor } from '../limits/service-limits';
+import { openPostgresStorage } from '../storage/postgres/postgres-storage';
+import { openSqljsStorage } from '../storage/sqljs/sqljs-storage';
+import type { Storage, StoreRecord } from '../storage/storage';
 
 export interface RunningService {
   /** Where the service listens, e.g. http://127.0.0.1:8411 */
@@ -103,6 +103,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       // For the console's Connection screen and the admin Host guard.
       serviceInfo: () => ({ listenUrl: listening.url, host: config.host, port: listening.port, dataDir: config.dataDir }),
       backups: () => backupStatus.current?.status(),
+      ...(config.backups ? { backupDir: config.backups.dir } : {}),
       ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
     });
     // Scheduled backups (admin/backup-schedule.ts), started once the service listens.

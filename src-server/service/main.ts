@@ -5,11 +5,11 @@
  * is flushed and snapshotted, the data directory is released).
  */
 import { mkdirSync } from 'node:fs';
-import { resetAdminToken, resetSharedAdminToken } from './admin/admin-token';
+import { resetAdminToken, resetSharedAdminToken } from '../admin/admin-token';
 import { ConfigError, helpText, readCommandLine, type ServiceConfig } from './config';
 import { databaseLabel, startService } from './service';
-import { openPostgresStorage } from './storage/postgres/postgres-storage';
-import { lockDataDir } from './storage/sqljs/lock';
+import { openPostgresStorage } from '../storage/postgres/postgres-storage';
+import { lockDataDir } from '../storage/sqljs/lock';
 
 async function main(): Promise<void> {
   let line;

@@ -6,7 +6,7 @@
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { LIMIT_DEFAULTS, LIMIT_FLAG_OPTIONS, LIMIT_SETTINGS, readServiceLimits, type ServiceLimits } from './limits';
+import { LIMIT_DEFAULTS, LIMIT_FLAG_OPTIONS, LIMIT_SETTINGS, readServiceLimits, type ServiceLimits } from '../limits/service-limits';
 
 export const DEFAULT_PORT = 8411;
 
@@ -168,7 +168,7 @@ export function helpText(): string {
   return [
     'Lore LRS: an xAPI Learning Record Store.',
     '',
-    'Usage: npm run serve -- [flags]     (or: node src-server/main.ts [flags])',
+    'Usage: npm run serve -- [flags]     (or: node src-server/service/main.ts [flags])',
     '',
     'Every setting is a flag and an environment variable; a flag wins.',
     '',

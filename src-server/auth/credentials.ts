@@ -5,7 +5,7 @@
  * request's check to microseconds.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Environment } from './contract';
+import type { Environment } from '../storage/storage';
 
 const KEY_ID_ALPHABET = 'abcdefghijkmnpqrstuvwxyz23456789';
 
