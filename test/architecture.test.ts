@@ -25,13 +25,6 @@ const LAYERS: readonly (readonly string[])[] = [
 ];
 const LAYER_OF = new Map(LAYERS.flatMap((rooms, layer) => rooms.map((room) => [room, layer] as const)));
 
-/**
- * Rooms whose files may still import each other in a circle. storage/sqljs: its operations, the
- * domains that define them and the durable core still know each other (the next step of
- * docs/architecture.md, "What is left"). Every other room must stay free of cycles.
- */
-const ROOMS_WITH_KNOWN_CYCLES = new Set(['storage/sqljs']);
-
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const full = path.join(dir, name);
@@ -129,12 +122,8 @@ describe('the import graph of src-server', () => {
     expect(wrong).toEqual([]);
   });
 
-  it('has no cycle of files, apart from the rooms named as still knotted', () => {
-    const all = cycles(graph);
-    const knotted = all.filter((component) => !component.every((file) => ROOMS_WITH_KNOWN_CYCLES.has(roomOf(file))));
-    expect(knotted.map((component) => component.map(relative).sort())).toEqual([]);
-    // An exemption lasts as long as its knot: once a room is untied, take it off the list.
-    for (const room of ROOMS_WITH_KNOWN_CYCLES) expect(all.some((component) => roomOf(component[0]!) === room), room).toBe(true);
+  it('has no cycle of files, in any room', () => {
+    expect(cycles(graph).map((component) => component.map(relative).sort())).toEqual([]);
   });
 
   it('finds a cycle and an upward arrow when there is one (the checks themselves)', () => {

@@ -2,8 +2,9 @@
  * The Statement Explorer's search: a Store's statements of every status, rejected ones included,
  * newest first, with cursor paging.
  */
-import type { ExplorerQuery, Storage, StoreRecord } from '../storage/storage';
+import type { ExplorerQuery, ExplorerRecord, Storage, StoreRecord } from '../storage/storage';
 import { emailAgentKey, parseAgentParam } from '../xapi/agent-key';
+import { statementAsReceived } from '../xapi/received-statement';
 import type { ExplorerPageView, ExplorerQueryInput } from './contract';
 
 export type AgentSearch = { ok: true; key: string } | { ok: false; message: string };
@@ -21,6 +22,13 @@ export function parseAgentSearch(text: string): AgentSearch {
   const key = emailAgentKey(trimmed);
   if (key !== null) return { ok: true, key };
   return { ok: false, message: 'agent must be xAPI agent JSON or an email address (mailto: optional)' };
+}
+
+/** A record as the console shows it: the statement as sent (for a rejected one, its payload) beside the stored one. */
+function explorerRecordView(record: ExplorerRecord): ExplorerPageView['records'][number] {
+  const { payload, stored, received, lrsAdded, ...rest } = record;
+  if (stored === undefined) return { ...rest, statement: payload };
+  return { ...rest, statement: statementAsReceived(stored, received, lrsAdded), stored };
 }
 
 export async function searchStatements(
@@ -43,7 +51,7 @@ export async function searchStatements(
   };
   const page = await storage.searchExplorer(store.id, query);
   return {
-    records: page.records,
+    records: page.records.map(explorerRecordView),
     next: page.nextBeforeSeq === null ? null : String(page.nextBeforeSeq),
   };
 }

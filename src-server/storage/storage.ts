@@ -221,10 +221,17 @@ export interface ExplorerRecord {
   statementId: string | null;
   receivedAt: string;
   keyId: string;
-  /** As the client sent it: an accepted or voided statement (StatementRow.received), a rejected payload. */
-  statement: unknown;
+  /** Rejected: the payload exactly as received. */
+  payload?: unknown;
   /** Accepted and voided: the statement as stored. */
   stored?: Record<string, unknown>;
+  /**
+   * Accepted and voided: StatementRow.received and .lrsAdded as recorded, absent where nothing was
+   * (rows written before they were). The statement as sent follows from them and `stored`
+   * (xapi/received-statement.ts, statementAsReceived): a rule of xAPI, not the storage's.
+   */
+  received?: unknown;
+  lrsAdded?: LrsSetProperty[];
   /** Accepted and voided: what xAPI advises against that it does (empty: nothing). */
   warnings?: Array<{ field: string; message: string }>;
   error: RejectionRow['error'] | null;

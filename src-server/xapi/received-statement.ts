@@ -33,6 +33,16 @@ export function receivedForm(received: unknown, stored: Record<string, unknown>)
   return same ? { lrsAdded } : { lrsAdded, received };
 }
 
+/**
+ * The statement as its client sent it, from what was recorded with it (StatementRow): the JSON as
+ * received when it was kept, else the stored statement without the properties the LRS added, else
+ * (nothing recorded: rows written before either existed) the stored statement.
+ */
+export function statementAsReceived(stored: Record<string, unknown>, received: unknown, lrsAdded: readonly LrsSetProperty[] | undefined): unknown {
+  if (received !== undefined) return received;
+  return lrsAdded === undefined ? stored : withoutProperties(stored, lrsAdded);
+}
+
 /** A shallow copy of `statement` without the named top-level properties. */
 export function withoutProperties(statement: Record<string, unknown>, names: readonly string[]): Record<string, unknown> {
   const copy: Record<string, unknown> = {};

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SNAPSHOT_FILE } from '../../src-server/storage/sqljs/sqljs-storage';
 import type { SqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
+import { statementAsReceived } from '../../src-server/xapi/received-statement';
 import { makeStatement } from './rows';
 import { loadSqlJs, openIn, removeTempDirs, rewriteSnapshot, tempDir, withStore } from './sqljs-helpers';
 
@@ -48,7 +49,7 @@ describe('statements as received in sql.js', () => {
     const newer = { ...makeStatement({ storedAt: 2 }), lrsAdded: ['stored' as const], received: { as: 'sent' } };
     await reopened.insertStatements(store.id, [newer]);
     const records = (await reopened.searchExplorer(store.id, { limit: 10 })).records;
-    expect(records.map((r) => r.statement)).toEqual([{ as: 'sent' }, older.statement]);
+    expect(records.map((r) => statementAsReceived(r.stored!, r.received, r.lrsAdded))).toEqual([{ as: 'sent' }, older.statement]);
     expect(await receivedColumns(reopened)).toEqual([
       [null, null],
       ['{"as":"sent"}', 8],

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Storage, StatementQuery, StoreRecord } from '../../src-server/storage/storage';
+import { statementAsReceived } from '../../src-server/xapi/received-statement';
 import { describeActivitiesContract } from './activities-contract';
 import { describeConsoleContract } from './console-contract';
 import { describeDocumentContract } from './document-contract';
@@ -473,7 +474,7 @@ export function describeStorageContract(name: string, open: () => Promise<Contra
           statementId: 'sent-id',
           receivedAt: at(2),
           keyId: 'lore_test_key',
-          statement: makeRejection().payload,
+          payload: makeRejection().payload,
           error: makeRejection().error,
         });
         expect(rejected).not.toHaveProperty('stored');
@@ -499,9 +500,9 @@ export function describeStorageContract(name: string, open: () => Promise<Contra
           { statementId: plain.statementId, statement: plainAsSent, stored: plain.statement },
         ];
         const shown = async () =>
-          (await storage.searchExplorer(store.id, { limit: 10 })).records.map(({ statementId, statement, stored }) => ({
+          (await storage.searchExplorer(store.id, { limit: 10 })).records.map(({ statementId, stored, received, lrsAdded }) => ({
             statementId,
-            statement,
+            statement: statementAsReceived(stored!, received, lrsAdded),
             stored,
           }));
         expect(await shown()).toEqual(expected);

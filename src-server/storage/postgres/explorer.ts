@@ -3,8 +3,8 @@
  * received with the reason, and the search over them and the stored statements, newest first in
  * one seq order (both take their seqs from `record_seq`).
  */
-import { withoutProperties } from '../../xapi/received-statement';
-import type { ExplorerPage, ExplorerQuery, ExplorerRecord, RejectionRow, StoredStatement } from '../storage';
+import type { LrsSetProperty } from '../../xapi/received-statement';
+import type { ExplorerPage, ExplorerQuery, ExplorerRecord, RejectionRow } from '../storage';
 import type { PostgresDatabase, Tx } from './database';
 import { countRejections } from './ingestion';
 import { takeSeqs } from './record-seq';
@@ -46,7 +46,8 @@ export async function insertRejectionRows(tx: Tx, storeNum: number, rows: Reject
 
 interface ExplorerStatementRow extends StatementDbRow {
   received: string | null;
-  lrs_added: string[] | null;
+  /** What the LRS added, by name (written from StatementRow.lrsAdded). */
+  lrs_added: LrsSetProperty[] | null;
   warnings: string | null;
 }
 
@@ -57,12 +58,6 @@ interface RejectionDbRow {
   received_at: string;
   key_id: string;
   error: string;
-}
-
-/** The statement as the client sent it, from a row's columns and its stored statement. */
-function receivedStatement(stored: StoredStatement, row: ExplorerStatementRow): unknown {
-  if (row.received !== null) return JSON.parse(row.received);
-  return row.lrs_added === null ? stored.statement : withoutProperties(stored.statement, row.lrs_added);
 }
 
 /** One page; `limit` is checked by the caller. */
@@ -79,8 +74,9 @@ export async function searchExplorerRows(db: PostgresDatabase, storeNum: number,
         statementId: s.statementId,
         receivedAt: s.stored,
         keyId: s.keyId,
-        statement: receivedStatement(s, row),
         stored: s.statement,
+        ...(row.received === null ? {} : { received: JSON.parse(row.received) as unknown }),
+        ...(row.lrs_added === null ? {} : { lrsAdded: row.lrs_added }),
         warnings: row.warnings === null ? [] : (JSON.parse(row.warnings) as ExplorerRecord['warnings']),
         error: null,
       });
@@ -96,7 +92,7 @@ export async function searchExplorerRows(db: PostgresDatabase, storeNum: number,
         statementId: row.statement_id,
         receivedAt: row.received_at,
         keyId: row.key_id,
-        statement: JSON.parse(row.payload),
+        payload: JSON.parse(row.payload),
         error: JSON.parse(row.error) as ExplorerRecord['error'],
       });
     }

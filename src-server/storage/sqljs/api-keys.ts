@@ -5,7 +5,7 @@
  */
 import { StorageDuplicateError, StorageNotFoundError } from '../errors';
 import type { ApiKeyPatch, ApiKeyRecord } from '../storage';
-import type { ApplyState } from './ops';
+import type { ApplyState } from './apply-state';
 import { applyPatch, definedFields } from './patches';
 import type { PatchColumns } from './patches';
 import type { Row, Sql } from './sql';
@@ -30,7 +30,7 @@ const PATCH_COLUMNS: PatchColumns<ApiKeyPatch> = {
 /** Touch only moves forward, so touches commute with each other and with their replay. */
 const TOUCH_SQL = 'UPDATE api_keys SET last_used_at = ?2 WHERE id = ?1 AND (last_used_at IS NULL OR last_used_at < ?2)';
 
-export function applyTouch(sql: Sql, id: string, lastUsedAt: string): void {
+function applyTouch(sql: Sql, id: string, lastUsedAt: string): void {
   sql.run(TOUCH_SQL, [id, lastUsedAt]);
 }
 

@@ -14,12 +14,10 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import { StorageUnavailableError } from '../errors';
-import { applyTouch } from './api-keys';
 import { nodeStorageFs, truncateDurably, writeFileDurably } from './fs';
 import type { StorageFs } from './fs';
 import { PAGE_BYTES } from './file-changes';
 import type { FileChanges } from './file-changes';
-import { flushPendingIngestion } from './ingestion';
 import { encodeRecord, journalFileName, journalFirstSeq } from './journal-format';
 import { JournalWriter } from './journal-writer';
 import { PROBE_FILE, SNAPSHOT_FILE, SNAPSHOT_SUMS_FILE, SNAPSHOT_TEMP_FILE } from './data-dir-files';
@@ -27,12 +25,13 @@ import { loadCaches, loadDatabase, loadSqlJs } from './load-database';
 import type { LoadedDatabase } from './load-database';
 import { lockDataDir } from './lock';
 import type { DataDirLock } from './lock';
-import { applyOpInTransaction } from './ops';
-import type { ApplyState, Op } from './ops';
+import { applyOp, applyOpInTransaction, flushDerived } from './ops';
+import type { Op } from './ops';
+import type { ApplyState } from './apply-state';
 import { writeMeta } from './schema';
 import { applySnapshotPages, writeSnapshotImage, writeSnapshotPages } from './snapshot-pages';
 import { PageSums, writePageSums } from './snapshot-sums';
-import type { RejectionRetention } from './retention';
+import type { RejectionRetention } from '../retention-bounds';
 import type { Sql } from './sql';
 
 export interface SqljsStorageOptions {
@@ -179,7 +178,7 @@ export class DurableDatabase {
       onFailed: (failure) => this.onJournalFailure(failure),
     });
     // Last-used times not journaled yet were applied to the database being replaced.
-    for (const [id, lastUsedAt] of this.pendingTouches) applyTouch(this.sql, id, lastUsedAt);
+    applyOp(this.applyState, { t: 'touchApiKeys', touches: [...this.pendingTouches] });
   }
 
   /** The database and its lookups as they are now (a reload replaces them: do not keep them across an await). */
@@ -243,7 +242,7 @@ export class DurableDatabase {
    * before anything reads them, and before an image of the database is taken.
    */
   flushDerived(): void {
-    flushPendingIngestion(this.sql, this.applyState.ingestion);
+    flushDerived(this.applyState);
   }
 
   /** Resolves once every record queued so far is durable. */
@@ -257,7 +256,8 @@ export class DurableDatabase {
    * loses at most that interval of last-used times. It never fails for a full disk.
    */
   touchApiKey(id: string, lastUsedAt: string): void {
-    applyTouch(this.sql, id, lastUsedAt);
+    // Outside a transaction, as replay applies it: each touch is one statement that only moves forward.
+    applyOp(this.applyState, { t: 'touchApiKeys', touches: [[id, lastUsedAt]] });
     this.noteTouch(id, lastUsedAt);
   }
 

@@ -3,7 +3,7 @@
  * Store and its API keys stay, so content and authoring tools keep sending with the same keys.
  * One journal record, applied in one SQL transaction like every other write.
  */
-import type { ApplyState } from './ops';
+import type { ApplyState } from './apply-state';
 import { deleteStoreTerms } from './terms';
 
 export interface EmptyStoreOp {

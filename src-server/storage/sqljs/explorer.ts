@@ -6,7 +6,7 @@
  */
 import type { ExplorerPage, ExplorerQuery, ExplorerRecord } from '../storage';
 import { explorerRejectionQuery, explorerStatementQuery, runQuery } from './queries';
-import { receivedStatement } from './received';
+import { lrsAddedNames } from './received';
 import type { Sql } from './sql';
 import { toStoredStatement } from './statement-reads';
 
@@ -23,8 +23,9 @@ export function searchExplorerRows(sql: Sql, storeNum: number, query: ExplorerQu
         statementId: s.statementId,
         receivedAt: s.stored,
         keyId: s.keyId,
-        statement: receivedStatement(s.statement, row[6], row[7]),
         stored: s.statement,
+        ...(typeof row[6] === 'string' ? { received: JSON.parse(row[6]) as unknown } : {}),
+        ...(row[7] === null ? {} : { lrsAdded: lrsAddedNames(row[7]) }),
         warnings: row[8] === null ? [] : (JSON.parse(row[8] as string) as ExplorerRecord['warnings']),
         error: null,
       });
@@ -39,7 +40,7 @@ export function searchExplorerRows(sql: Sql, storeNum: number, query: ExplorerQu
         statementId: statementId as string | null,
         receivedAt: receivedAt as string,
         keyId: keyId as string,
-        statement: JSON.parse(payload as string),
+        payload: JSON.parse(payload as string),
         error: JSON.parse(error as string) as ExplorerRecord['error'],
       });
     }

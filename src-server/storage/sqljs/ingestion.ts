@@ -12,9 +12,7 @@
  * thousand aggregate rows instead of scanning a million statements; their size depends on time and
  * on the number of distinct verbs and activities, not on the number of statements.
  */
-import type { DisplayNames, IngestionQuery, IngestionStats } from '../storage';
-import type { RejectionOpRow } from './rejections';
-import type { StatementOpRow } from './statement-writes';
+import type { DisplayNames, IngestionQuery, IngestionStats, RejectionRow, StatementRow } from '../storage';
 import type { Sql } from './sql';
 import { languageMap, objectActivityId } from '../statement-facts';
 
@@ -128,7 +126,7 @@ export class PendingIngestion {
   }
 
   /** The rows of an `insertStatements` operation (applyInsertStatements). */
-  addStatements(storeNum: number, rows: StatementOpRow[]): void {
+  addStatements(storeNum: number, rows: ReadonlyArray<Pick<StatementRow, 'stored' | 'voidsStatementId' | 'verbId' | 'statement'>>): void {
     for (const row of rows) {
       const ms = Date.parse(row.stored);
       const counts = this.minuteOf(storeNum, Math.floor(ms / MINUTE_MS));
@@ -141,7 +139,7 @@ export class PendingIngestion {
   }
 
   /** The rows of an `insertRejections` operation (applyInsertRejections). */
-  addRejections(storeNum: number, rows: RejectionOpRow[]): void {
+  addRejections(storeNum: number, rows: ReadonlyArray<Pick<RejectionRow, 'receivedAt'>>): void {
     for (const row of rows) this.minuteOf(storeNum, Math.floor(Date.parse(row.receivedAt) / MINUTE_MS)).rejected++;
   }
 

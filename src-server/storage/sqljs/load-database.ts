@@ -17,7 +17,7 @@ import type { StorageFs } from './fs';
 import { decodeJournal, encodeRecord, findNextRecord, isJournalFileName, journalFileName, statementIdsIn, surveyJournal } from './journal-format';
 import type { JournalRecord } from './journal-format';
 import { applyOpInTransaction } from './ops';
-import type { ApplyState } from './ops';
+import type { ApplyState } from './apply-state';
 import { ensureSchema } from './schema';
 import { finishSnapshotPages } from './snapshot-pages';
 import { PageSums, SnapshotDamagedError, describePages, readPageSums, writePageSums } from './snapshot-sums';

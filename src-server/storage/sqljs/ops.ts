@@ -4,10 +4,9 @@
  * so applying a record at start-up does exactly what applying it at run time did. Each domain's
  * module declares its operations, builds them and applies them; this file only dispatches.
  */
-import type { DefinitionCache } from './activities';
 import { applyApiKeyOp } from './api-keys';
-import { flushPendingIngestionBefore } from './ingestion';
-import type { PendingIngestion } from './ingestion';
+import type { ApplyState } from './apply-state';
+import { flushPendingIngestion, flushPendingIngestionBefore } from './ingestion';
 import type { ApiKeyOp } from './api-keys';
 import { applyDocumentOp } from './documents';
 import type { DocumentOp } from './documents';
@@ -15,8 +14,6 @@ import { applyEmptyStore } from './empty-store';
 import type { EmptyStoreOp } from './empty-store';
 import { applyInsertRejections } from './rejections';
 import type { InsertRejectionsOp } from './rejections';
-import type { Sql } from './sql';
-import type { TermIds } from './terms';
 import { applyInsertStatements, insertStatementsJson } from './statement-writes';
 import type { InsertStatementsOp } from './statement-writes';
 import { applyStoreOp } from './stores';
@@ -57,27 +54,6 @@ export interface LostRecordsOp {
   statementIds: string[];
 }
 
-export interface StoreCounts {
-  statements: number;
-  rejections: number;
-}
-
-/** What applying operations keeps besides the database: lookups the hot paths need. */
-export interface ApplyState {
-  sql: Sql;
-  /** Store id → store number. */
-  storeNums: Map<string, number>;
-  counts: Map<number, StoreCounts>;
-  /** The highest statement/rejection seq applied. */
-  lastSeq: number;
-  /** Stored Activity definitions already read (activities.ts, DefinitionCache). */
-  definitions: DefinitionCache;
-  /** Ingestion counts applied but not yet written (ingestion.ts). */
-  ingestion: PendingIngestion;
-  /** Index term ids already looked up (terms.ts). */
-  termIds: TermIds;
-}
-
 /** An operation as its journal record holds it (journal-format.ts): JSON, statements written once. */
 export function opJson(op: Op): string {
   return op.t === 'insertStatements' ? insertStatementsJson(op) : JSON.stringify(op);
@@ -91,6 +67,14 @@ export function opJson(op: Op): string {
 export function applyOpInTransaction(state: ApplyState, op: Op): void {
   flushPendingIngestionBefore(state.sql, state.ingestion, op);
   state.sql.transaction(() => applyOp(state, op));
+}
+
+/**
+ * Writes what applying keeps in memory for a while (the ingestion counts, ingestion.ts) to its
+ * tables: before anything reads them, and before an image of the database is taken.
+ */
+export function flushDerived(state: ApplyState): void {
+  flushPendingIngestion(state.sql, state.ingestion);
 }
 
 /** Applies one operation. The caller wraps it in a transaction (applyOpInTransaction). */
@@ -133,14 +117,4 @@ export function applyOp(state: ApplyState, op: Op): void {
       throw new Error(`unknown journal operation ${JSON.stringify((unknown as { t?: unknown }).t)}`);
     }
   }
-}
-
-/**
- * ISO 8601 → epoch milliseconds. Sub-millisecond digits are dropped; `stored` times are whole
- * milliseconds (the LRS sets them), so `stored_ms > since` and `stored_ms <= until` stay exact.
- */
-export function toMs(iso: string): number {
-  const ms = Date.parse(iso);
-  if (Number.isNaN(ms)) throw new RangeError(`not an ISO 8601 time: ${JSON.stringify(iso)}`);
-  return ms;
 }

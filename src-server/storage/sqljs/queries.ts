@@ -6,7 +6,7 @@
  */
 import type { SqlValue } from 'sql.js';
 import type { ExplorerQuery, StatementQuery } from '../storage';
-import { toMs } from './ops';
+import { toMs } from './apply-state';
 import type { Row, Sql } from './sql';
 import { TERM_ID_SQL } from './terms';
 

@@ -5,7 +5,6 @@
  * bit set (one byte), so the others are given back by taking those away from the stored
  * statement. Both are NULL on rows written before they existed: those show the stored statement.
  */
-import { withoutProperties } from '../../xapi/received-statement';
 import type { LrsSetProperty } from '../../xapi/received-statement';
 import type { Sql } from './sql';
 
@@ -39,11 +38,4 @@ export function receivedColumns(row: { received?: unknown; lrsAdded?: readonly L
 export function lrsAddedNames(lrsAdded: unknown): LrsSetProperty[] | undefined {
   if (typeof lrsAdded !== 'number') return undefined;
   return LRS_ADDED_BITS.filter((_, bit) => (lrsAdded & (1 << bit)) !== 0);
-}
-
-/** The statement as received, from a row's columns and its stored statement (parsed). */
-export function receivedStatement(stored: Record<string, unknown>, received: unknown, lrsAdded: unknown): unknown {
-  if (typeof received === 'string') return JSON.parse(received);
-  const names = lrsAddedNames(lrsAdded);
-  return names === undefined ? stored : withoutProperties(stored, names);
 }

@@ -11,7 +11,7 @@ import { refusalFields } from '../row-values';
 import type { RefusalPage, RefusalQuery, RefusalRow, StoredRefusal } from '../storage';
 import { PRUNE_CHUNK } from './retention';
 import type { RetentionBounds } from './retention';
-import type { ApplyState } from './ops';
+import type { ApplyState } from './apply-state';
 import type { Row, Sql } from './sql';
 
 /** `store_num` of the service-wide log: Store numbers start at 1. */

@@ -3,8 +3,8 @@
  * reason for the Statement Explorer (explorer.ts). Their seq comes from the statements' counter.
  */
 import type { RejectionRow } from '../storage';
-import { toMs } from './ops';
-import type { ApplyState } from './ops';
+import { toMs } from './apply-state';
+import type { ApplyState } from './apply-state';
 
 export interface RejectionOpRow extends RejectionRow {
   seq: number;

@@ -9,8 +9,8 @@ import type { IndexTerm, InsertStatementsResult, StatementRow } from '../storage
 import { dedupeTerms } from '../row-values';
 import { mergeActivityDefinitions, upsertActivities } from './activities';
 import type { ActivityOpRow } from './activities';
-import { toMs } from './ops';
-import type { ApplyState } from './ops';
+import { toMs } from './apply-state';
+import type { ApplyState } from './apply-state';
 import { receivedColumns } from './received';
 import { utf8 } from './sql';
 import type { Sql } from './sql';

@@ -6,7 +6,7 @@
 import { StorageDuplicateError, StorageNotFoundError } from '../errors';
 import type { StorageStats, StoreRecord } from '../storage';
 import { deleteStoreRows } from './empty-store';
-import type { ApplyState } from './ops';
+import type { ApplyState } from './apply-state';
 import { applyPatch, definedFields } from './patches';
 import type { PatchColumns } from './patches';
 import type { Row, Sql } from './sql';
