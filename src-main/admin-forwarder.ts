@@ -24,9 +24,9 @@ export type TargetResolution = { ok: true; target: AdminTarget } | { ok: false; 
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
-export const ADMIN_CALL_TIMEOUT_MS = 30_000;
+const ADMIN_CALL_TIMEOUT_MS = 30_000;
 
-export function isAdminOperationName(name: unknown): name is AdminOperationName {
+function isAdminOperationName(name: unknown): name is AdminOperationName {
   return typeof name === 'string' && Object.hasOwn(adminOperations, name);
 }
 

@@ -15,7 +15,7 @@ import { adminApiUrl } from './admin-forwarder';
 import type { FetchLike, TargetResolution } from './admin-forwarder';
 import type { SaveBackupResult } from './bridge-types';
 
-export const BACKUP_TIMEOUT_MS = 10 * 60_000;
+const BACKUP_TIMEOUT_MS = 10 * 60_000;
 
 export interface BackupSaverDeps {
   resolveTarget: () => TargetResolution | Promise<TargetResolution>;
@@ -29,7 +29,7 @@ export interface BackupSaverDeps {
 
 export { dispositionFileName };
 
-export function defaultBackupName(now: Date = new Date()): string {
+function defaultBackupName(now: Date = new Date()): string {
   return `lore-backup-${now.toISOString().replace(/[:.]/g, '-')}.sqlite`;
 }
 

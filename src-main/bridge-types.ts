@@ -24,7 +24,7 @@ export const DESKTOP_CHANNEL = 'lore:desktop';
 /** `invoke()`: takes a backup of the active connection and saves it where the user chooses. */
 export const BACKUP_CHANNEL = 'lore:backup';
 
-export type ServiceState =
+type ServiceState =
   /** Not started yet, or stopped on purpose (app quitting). */
   | 'stopped'
   /** A process was spawned; it has not said it listens yet. */
@@ -99,7 +99,7 @@ export interface AdminBridgeError {
 export type AdminBridgeResult<T> = { ok: true; value: T } | { ok: false; error: AdminBridgeError };
 
 /** The desktop app's own operations (Connection screen); see desktop-contract.ts. */
-export interface LoreDesktopBridge {
+interface LoreDesktopBridge {
   /** Performs one desktop operation; resolves with the outcome, like `admin`. */
   desktop<N extends DesktopOperationName>(name: N, input: DesktopInput<N>): Promise<AdminBridgeResult<DesktopState>>;
   /** Calls `listener` when the managed deployment changes (switched, or the local URL moved). */

@@ -40,7 +40,7 @@ const remoteRecordSchema = z.object({
   token: z.string(),
 });
 
-export const settingsFileSchema = z.object({
+const settingsFileSchema = z.object({
   version: z.literal(1).default(1),
   local: localSettingsSchema.catch({ ...DEFAULT_LOCAL_SETTINGS }).default({ ...DEFAULT_LOCAL_SETTINGS }),
   /**
@@ -53,7 +53,7 @@ export const settingsFileSchema = z.object({
   /** The local service's admin token, safeStorage ciphertext, base64. */
   localAdminToken: z.string().optional().catch(undefined),
 });
-export type SettingsFile = z.infer<typeof settingsFileSchema>;
+type SettingsFile = z.infer<typeof settingsFileSchema>;
 
 /** An error the Connection screen shows as is (a bad URL, a failed test, no secure storage). */
 export class ProfileError extends Error {

@@ -29,13 +29,13 @@ export const localSettingsSchema = z.strictObject({
 });
 export type LocalSettings = z.infer<typeof localSettingsSchema>;
 
-export const preferencesSchema = z.strictObject({
+const preferencesSchema = z.strictObject({
   /** Closing the window leaves the app (and the local service) running in the tray. */
   keepServiceRunning: z.boolean(),
 });
 export type DesktopPreferences = z.infer<typeof preferencesSchema>;
 
-export const remoteProfileInputSchema = z.strictObject({
+const remoteProfileInputSchema = z.strictObject({
   label: z.string().trim().min(1, 'a name is required').max(100),
   url: z.string().trim().min(1, 'the URL of the Lore service is required').max(2048),
   token: z.string().trim().min(1, 'the admin token is required').max(4096),
@@ -67,7 +67,7 @@ export const desktopOperations = {
   'preferences.update': preferencesSchema,
 } as const satisfies Record<string, z.ZodType>;
 
-export type DesktopOperations = typeof desktopOperations;
+type DesktopOperations = typeof desktopOperations;
 export type DesktopOperationName = keyof DesktopOperations;
 export type DesktopInput<N extends DesktopOperationName> = z.input<DesktopOperations[N]>;
 

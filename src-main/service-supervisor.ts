@@ -26,7 +26,7 @@ export interface ServiceChild {
   kill(): void;
 }
 
-export type SpawnService = () => ServiceChild;
+type SpawnService = () => ServiceChild;
 
 export interface SupervisorOptions {
   spawn: SpawnService;
@@ -54,7 +54,7 @@ export interface ServiceSupervisor {
   onStatus(listener: (status: ServiceStatus) => void): () => void;
 }
 
-export const SUPERVISOR_DEFAULTS = {
+const SUPERVISOR_DEFAULTS = {
   initialBackoffMs: 500,
   maxBackoffMs: 30_000,
   stableAfterMs: 10_000,
@@ -63,9 +63,9 @@ export const SUPERVISOR_DEFAULTS = {
 } as const;
 
 /** What a service process tells its parent (src-server/service/service-process.ts). */
-export type ServiceMessage = { type: 'ready'; url: string } | { type: 'failed'; message: string };
+type ServiceMessage = { type: 'ready'; url: string } | { type: 'failed'; message: string };
 
-export function parseServiceMessage(message: unknown): ServiceMessage | undefined {
+function parseServiceMessage(message: unknown): ServiceMessage | undefined {
   if (typeof message !== 'object' || message === null) return undefined;
   const { type, url, message: text } = message as Record<string, unknown>;
   if (type === 'ready' && typeof url === 'string' && /^https?:\/\//.test(url)) return { type, url };

@@ -9,7 +9,7 @@ import type { ConnectionDescription, ServiceStatus } from './bridge-types';
 
 export type TrayAction = 'open' | 'start' | 'stop' | 'restart' | 'toggle-keep-running' | 'quit';
 
-export type TrayItem =
+type TrayItem =
   | { kind: 'label'; label: string }
   | { kind: 'separator' }
   | { kind: 'action'; action: TrayAction; label: string; enabled: boolean }
@@ -20,7 +20,7 @@ export interface TrayModel {
   items: TrayItem[];
 }
 
-export function serviceStateLabel(status: ServiceStatus): string {
+function serviceStateLabel(status: ServiceStatus): string {
   switch (status.state) {
     case 'running':
       return `Local service running at ${status.url ?? 'an unknown address'}`;
@@ -67,7 +67,7 @@ export function trayModel(input: {
   };
 }
 
-export function menuTemplate(model: TrayModel, onAction: (action: TrayAction) => void): MenuItemConstructorOptions[] {
+function menuTemplate(model: TrayModel, onAction: (action: TrayAction) => void): MenuItemConstructorOptions[] {
   return model.items.map((item): MenuItemConstructorOptions => {
     switch (item.kind) {
       case 'label':

@@ -1,4 +1,4 @@
-export { createSseParser, type SseMessage } from '../../src-server/admin/sse-parser';
+export { createSseParser,  } from '../../src-server/admin/sse-parser';
 
 /** Delay before reconnect attempt `attempt` (0-based): doubling from 500 ms, capped at 15 s. */
 export function reconnectDelayMs(attempt: number): number {

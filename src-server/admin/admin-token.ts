@@ -8,7 +8,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hashSecret, secretMatches } from '../auth/credentials';
 
-export const ADMIN_TOKEN_FILE = 'admin-token.sha256';
+const ADMIN_TOKEN_FILE = 'admin-token.sha256';
 
 export interface AdminTokenCheck {
   matches(presented: string): boolean;

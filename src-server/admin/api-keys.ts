@@ -9,7 +9,7 @@ import type { ApiKeyRecord, Storage, StoreRecord } from '../storage/storage';
 import type { ApiKeyView, CreateApiKeyInput, CreatedApiKeyView, Scope } from './contract';
 
 /** How long a rotated key keeps working unless the admin chooses otherwise. */
-export const DEFAULT_ROTATION_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
+const DEFAULT_ROTATION_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
 
 
 

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { storeLimitsPatchSchema, storeLimitsSchema } from '../limits/service-limits';
 
 /** Path segments the service serves at its root: a Store cannot take them as its slug. */
-export const RESERVED_SLUGS = [
+const RESERVED_SLUGS = [
   'admin', 'xapi', 'health', 'about', 'api', 'assets', 'static', 'docs', 'openapi', 'events', 'metrics', 'favicon.ico',
 ] as const;
 
@@ -21,12 +21,12 @@ export const slugSchema = z
     message: `this slug is reserved (reserved: ${RESERVED_SLUGS.join(', ')})`,
   });
 
-export const environmentSchema = z.enum(['test', 'live']);
+const environmentSchema = z.enum(['test', 'live']);
 export type Environment = z.infer<typeof environmentSchema>;
 
 const isoTime = z.iso.datetime({ offset: true });
 
-export const storeSchema = z.object({
+const storeSchema = z.object({
   id: z.string(),
   slug: z.string(),
   name: z.string(),
@@ -67,10 +67,10 @@ export const SCOPES = [
   'all/read',
   'all',
 ] as const;
-export const scopeSchema = z.enum(SCOPES);
+const scopeSchema = z.enum(SCOPES);
 export type Scope = z.infer<typeof scopeSchema>;
 
-export const apiKeySchema = z.object({
+const apiKeySchema = z.object({
   id: z.string(),
   storeSlug: z.string(),
   name: z.string(),
@@ -94,7 +94,7 @@ export const createApiKeySchema = z.strictObject({
 export type CreateApiKeyInput = z.infer<typeof createApiKeySchema>;
 
 /** The one response that carries the secret: shown once, never again. */
-export const createdApiKeySchema = apiKeySchema.extend({
+const createdApiKeySchema = apiKeySchema.extend({
   secret: z.string(),
   /** Bearer credential: `Authorization: Bearer <token>`. */
   token: z.string(),
@@ -109,9 +109,9 @@ export const rotateApiKeySchema = z.strictObject({
   name: z.string().trim().min(1).max(200).optional(),
 });
 
-export const rotatedApiKeySchema = z.object({ replacement: createdApiKeySchema, previous: apiKeySchema });
+const rotatedApiKeySchema = z.object({ replacement: createdApiKeySchema, previous: apiKeySchema });
 
-export const validationStatusSchema = z.enum(['accepted', 'voided', 'rejected']);
+const validationStatusSchema = z.enum(['accepted', 'voided', 'rejected']);
 
 export const explorerQuerySchema = z.strictObject({
   /** An agent as xAPI JSON, or the shorthands `mailto:ada@example.com` / `ada@example.com`. */
@@ -131,7 +131,7 @@ export const explorerQuerySchema = z.strictObject({
 });
 export type ExplorerQueryInput = z.infer<typeof explorerQuerySchema>;
 
-export const explorerRecordSchema = z.object({
+const explorerRecordSchema = z.object({
   seq: z.number(),
   status: validationStatusSchema,
   statementId: z.string().nullable(),
@@ -153,7 +153,7 @@ export const explorerRecordSchema = z.object({
     .nullable(),
 });
 
-export const explorerPageSchema = z.object({
+const explorerPageSchema = z.object({
   records: z.array(explorerRecordSchema),
   next: z.string().nullable(),
 });
@@ -163,7 +163,7 @@ export type ExplorerPageView = z.infer<typeof explorerPageSchema>;
  * The scheduled backups (admin/backup-schedule.ts): where they go, how often, how many are kept,
  * the last one written, when the next is due, and the failure that is being retried, if any.
  */
-export const backupScheduleSchema = z.object({
+const backupScheduleSchema = z.object({
   dir: z.string(),
   intervalMs: z.number(),
   keep: z.number(),
@@ -263,7 +263,7 @@ export type LiveEventView = z.infer<typeof liveEventSchema>;
  * answered 4xx/5xx before any statement of it reached the rejected-statement log. Identical
  * refusals in quick succession are one entry with a `count`. Never holds a secret.
  */
-export const refusalSchema = z.object({
+const refusalSchema = z.object({
   id: z.number(),
   /** When it (the first of `count`) was refused. */
   at: z.string(),
@@ -288,9 +288,8 @@ export const refusalsQuerySchema = z.strictObject({
   /** Opaque cursor from a previous page's `next`. */
   cursor: z.string().regex(/^\d+$/, 'a cursor is the `next` value of a previous page').optional(),
 });
-export type RefusalsQueryInput = z.infer<typeof refusalsQuerySchema>;
 
-export const refusalPageSchema = z.object({ refusals: z.array(refusalSchema), next: z.string().nullable() });
+const refusalPageSchema = z.object({ refusals: z.array(refusalSchema), next: z.string().nullable() });
 export type RefusalPageView = z.infer<typeof refusalPageSchema>;
 
 /**
@@ -310,7 +309,7 @@ export type RefusalEventView = z.infer<typeof refusalEventSchema>;
 export const liveEventsQuerySchema = z.strictObject({ store: z.string().optional() });
 
 /** Path of the live event stream below /admin/api (in adminRawOperations: it is a stream). */
-export const LIVE_EVENTS_PATH = '/events';
+const LIVE_EVENTS_PATH = '/events';
 
 /**
  * POST here for a backup: the answer is the whole database as an SQLite file (a download,
@@ -395,7 +394,7 @@ export const adminRawOperations = {
 >;
 export type AdminRawOperationName = keyof typeof adminRawOperations;
 
-export type AdminOperations = typeof adminOperations;
+type AdminOperations = typeof adminOperations;
 export type AdminOperationName = keyof AdminOperations;
 export type AdminInput<N extends AdminOperationName> = z.input<AdminOperations[N]['input']>;
 export type AdminOutput<N extends AdminOperationName> = z.output<AdminOperations[N]['output']>;

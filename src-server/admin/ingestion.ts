@@ -9,12 +9,12 @@ import type { IngestionQueryInput, IngestionReportView } from './contract';
 const BUCKET_MS: Record<IngestionBucket, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
 
 /** Without `since`, a report covers this many buckets, the current one included. */
-export const DEFAULT_BUCKETS: Record<IngestionBucket, number> = { minute: 60, hour: 24, day: 30 };
+const DEFAULT_BUCKETS: Record<IngestionBucket, number> = { minute: 60, hour: 24, day: 30 };
 
 /** A chart has no use for more points; a longer range takes a larger bucket. */
-export const MAX_BUCKETS = 2000;
+const MAX_BUCKETS = 2000;
 
-export const TOP_LIST_LENGTH = 10;
+const TOP_LIST_LENGTH = 10;
 
 export type RangeResult = { ok: true; since: number; until: number } | { ok: false; field: 'since' | 'until'; message: string };
 
@@ -79,7 +79,7 @@ export async function ingestionReport(
 }
 
 /** One name from a language map: en-US, then any English, then the first there is. */
-export function pickLanguage(map: Record<string, string> | undefined): string | null {
+function pickLanguage(map: Record<string, string> | undefined): string | null {
   if (!map) return null;
   const tags = Object.keys(map);
   const english = tags.find((tag) => tag.toLowerCase() === 'en-us') ?? tags.find((tag) => /^en(-|$)/i.test(tag)) ?? tags[0];

@@ -43,7 +43,7 @@ export async function emptyStore(
 export const CONSOLE_KEY_ID = 'console';
 
 /** The stand-in key the console's test statements are recorded with; see CONSOLE_KEY_ID. */
-export function consoleKey(store: StoreRecord): ApiKeyRecord {
+function consoleKey(store: StoreRecord): ApiKeyRecord {
   return {
     id: CONSOLE_KEY_ID,
     storeId: store.id,
@@ -61,12 +61,12 @@ export function consoleKey(store: StoreRecord): ApiKeyRecord {
 }
 
 /** The Store's own test activity: an IRI under its endpoint, so each Store has its own. */
-export function testActivityId(store: StoreRecord, publicUrl: string): string {
+function testActivityId(store: StoreRecord, publicUrl: string): string {
   return `${toStoreView(store, publicUrl).endpoint}activities/lore-console-test`;
 }
 
 /** The sample statement "Lore console experienced 'Lore test activity'". */
-export function testStatement(store: StoreRecord, publicUrl: string): Record<string, unknown> {
+function testStatement(store: StoreRecord, publicUrl: string): Record<string, unknown> {
   return {
     actor: {
       objectType: 'Agent',

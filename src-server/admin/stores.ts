@@ -29,12 +29,6 @@ export async function createStore(
   return { ok: true, value: store };
 }
 
-export async function renameStore(storage: Storage, store: StoreRecord, name: string, now = new Date()): Promise<StoreRecord> {
-  const updatedAt = now.toISOString();
-  await storage.updateStore(store.id, { name, updatedAt });
-  return { ...store, name, updatedAt };
-}
-
 /** PATCH: a new name, and changes to the Store's own limits (a number sets one, null returns it to the service's). */
 export async function updateStore(storage: Storage, store: StoreRecord, input: UpdateStoreInput, now = new Date()): Promise<StoreRecord> {
   const patch: Partial<Pick<StoreRecord, 'name' | 'updatedAt' | 'limits'>> = { updatedAt: now.toISOString() };

@@ -85,7 +85,7 @@ export interface ServerOptions {
 }
 
 /** Default request body limit: far above any real statement batch, far below memory trouble. */
-export const DEFAULT_BODY_LIMIT_BYTES = 20 * 1024 * 1024;
+const DEFAULT_BODY_LIMIT_BYTES = 20 * 1024 * 1024;
 
 export function buildServer(options: ServerOptions): FastifyInstance {
   const app = Fastify({

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
-export const CONSOLE_PREFIX = '/admin';
+const CONSOLE_PREFIX = '/admin';
 
 /**
  * The web console's policy: only its own scripts, styles inline (Mantine writes CSS variables),

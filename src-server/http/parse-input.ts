@@ -2,7 +2,7 @@
 import type { z } from 'zod';
 import { errors } from './errors';
 
-export function fieldPath(path: ReadonlyArray<PropertyKey>): string {
+function fieldPath(path: ReadonlyArray<PropertyKey>): string {
   let out = '';
   for (const part of path) {
     if (typeof part === 'number') out += `[${part}]`;

@@ -68,12 +68,11 @@ const limitFields = {
   rejectedRetentionDays: int(1, 36_500),
 };
 
-export const serviceLimitsSchema = z.strictObject(limitFields);
 /** The resolved service-wide limits (every value set), as buildServer and startService take them. */
-export type ServiceLimits = z.infer<typeof serviceLimitsSchema>;
+export type ServiceLimits = { [Name in keyof typeof limitFields]: z.infer<(typeof limitFields)[Name]> };
 
 /** The limits a Store may override; JSON depth and string length protect the process, not a tenant. */
-export const STORE_LIMIT_KEYS = [
+const STORE_LIMIT_KEYS = [
   'maxBodyBytes',
   'maxBatch',
   'ratePerSecond',
@@ -82,7 +81,6 @@ export const STORE_LIMIT_KEYS = [
   'rejectedRetentionCount',
   'rejectedRetentionDays',
 ] as const;
-export type StoreLimitKey = (typeof STORE_LIMIT_KEYS)[number];
 
 /** A Store's overrides as stored and shown: only the limits it sets. */
 export const storeLimitsSchema = z.strictObject({

@@ -8,7 +8,7 @@ import { extractActivityDefinitions } from '../xapi/activity-definitions';
 import type { Statement } from '../xapi/statement-schema';
 
 /** What GET activities answers: an Activity Object (1.0.3 Part Two §2.4.4.1). */
-export interface ActivityObject {
+interface ActivityObject {
   objectType: 'Activity';
   id: string;
   definition?: Record<string, unknown>;

@@ -14,7 +14,7 @@ import type { ParsedStatementQuery } from '../xapi/statement-query';
 import type { Outcome } from './failure';
 
 /** The most statements one page returns (a `limit` of 0 asks for this). */
-export const MAX_PAGE_SIZE = 500;
+const MAX_PAGE_SIZE = 500;
 
 /** A time bound inside a `more` token: storage reads it as an instant, so it must be one. */
 const isoInstant = z.string().max(64).refine((value) => !Number.isNaN(Date.parse(value)), 'not a timestamp');
@@ -44,13 +44,8 @@ const moreTokenSchema = z.object({
 });
 type MoreToken = z.infer<typeof moreTokenSchema>;
 
-export interface StatementResultBody {
-  statements: unknown[];
-  more: string;
-}
-
 /** Raw data of the attachments of the statements read (attachments=true, Part Three §2.1.3). */
-export interface AttachmentContent {
+interface AttachmentContent {
   sha2: string;
   contentType: string;
   content: Uint8Array;

@@ -21,14 +21,14 @@ import { activityDefinitionsFor } from './activities';
 import type { OperationFailure, Outcome } from './failure';
 import type { StoredClock } from './stored-clock';
 
-export const VOIDED_VERB = 'http://adlnet.gov/expapi/verbs/voided';
+const VOIDED_VERB = 'http://adlnet.gov/expapi/verbs/voided';
 
 /**
  * Who hears what a write recorded (the console's live events: admin/live-events.ts). Declared here,
  * as what the LRS needs, so that it does not depend on the admin side that provides it. Both
  * return at once.
  */
-export interface RecordedStatementListener {
+interface RecordedStatementListener {
   announceStatements(store: StoreRecord, rows: ReadonlyArray<{ statementId: string; voidsStatementId: string | null }>, inserted: readonly string[]): void;
   announceRejections(store: StoreRecord, rows: readonly RejectionRow[]): void;
 }
@@ -254,6 +254,6 @@ function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
+function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

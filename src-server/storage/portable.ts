@@ -84,7 +84,7 @@ function compareTerms(a: { kind: string; value: string; primary: boolean }, b: {
 }
 
 /** JSON with object keys sorted at every level, and undefined members left out: equal values, equal text. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => {
     if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
     const sorted: Record<string, unknown> = {};

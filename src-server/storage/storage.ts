@@ -182,7 +182,7 @@ export interface ActivityRecord {
   updated: string;
 }
 
-export type ValidationStatus = 'accepted' | 'voided' | 'rejected';
+type ValidationStatus = 'accepted' | 'voided' | 'rejected';
 
 export interface RejectionRow {
   receivedAt: string;

@@ -21,7 +21,7 @@ import type { XapiVersion } from './version';
 export type DocumentResource = 'state' | 'activityProfile' | 'agentProfile';
 export type DocumentMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
 
-export interface DocumentKeyParams {
+interface DocumentKeyParams {
   kind: DocumentResource;
   activityId: string | null;
   /** Canonical agent key (agent-key.ts). */
@@ -30,7 +30,7 @@ export interface DocumentKeyParams {
   id: string;
 }
 
-export interface DocumentSetParams {
+interface DocumentSetParams {
   kind: DocumentResource;
   activityId: string | null;
   agent: string | null;
@@ -56,7 +56,7 @@ interface ResourceParams {
   label: string;
 }
 
-export const DOCUMENT_RESOURCES: Record<DocumentResource, ResourceParams> = {
+const DOCUMENT_RESOURCES: Record<DocumentResource, ResourceParams> = {
   state: { idParam: 'stateId', usesActivity: true, usesAgent: true, usesRegistration: true, deletesSets: true, label: 'the State Resource' },
   activityProfile: {
     idParam: 'profileId',

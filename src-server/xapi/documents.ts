@@ -23,9 +23,9 @@ import type { DocumentResource } from './document-params';
 import { describeJsonSyntaxFault } from './json-syntax-error';
 import type { XapiVersion } from './version';
 
-export const JSON_MEDIA_TYPE = 'application/json';
+const JSON_MEDIA_TYPE = 'application/json';
 /** What a document sent without a Content-Type is stored and served as. */
-export const DEFAULT_DOCUMENT_TYPE = 'application/octet-stream';
+const DEFAULT_DOCUMENT_TYPE = 'application/octet-stream';
 
 /** SHA-1 of the content, lower-case hex (1.0.3 §3.1.s4.b2). */
 export function documentEtag(content: Uint8Array): string {
@@ -139,19 +139,19 @@ export function decideWrite(input: {
 }
 
 /** The media type of a Content-Type value, lower case, without parameters. */
-export function mediaType(contentType: string | undefined): string {
+function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-export function isJsonContentType(contentType: string | undefined): boolean {
+function isJsonContentType(contentType: string | undefined): boolean {
   return mediaType(contentType) === JSON_MEDIA_TYPE;
 }
 
-export type JsonDocument = { ok: true; value: unknown } | { ok: false; reason: string };
+type JsonDocument = { ok: true; value: unknown } | { ok: false; reason: string };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
-export function parseJsonDocument(content: Uint8Array): JsonDocument {
+function parseJsonDocument(content: Uint8Array): JsonDocument {
   let text: string;
   try {
     text = utf8.decode(content);

@@ -8,7 +8,7 @@
 import type { PathSegment } from './issue';
 
 /** Deep enough for any real extension; shallow enough for every recursive JSON consumer. */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 export interface JsonProblem {
   /** Path relative to the checked value. */

@@ -19,7 +19,7 @@ export interface PrepareContext {
 }
 
 /** The version a statement gets when it has none (1.0.3 §2.4.10.s3.b3 says 1.0.0; 2.0.0 says 2.0.0). */
-export const DEFAULT_STATEMENT_VERSION: Readonly<Record<XapiVersion, string>> = { '1.0.3': '1.0.0', '2.0.0': '2.0.0' };
+const DEFAULT_STATEMENT_VERSION: Readonly<Record<XapiVersion, string>> = { '1.0.3': '1.0.0', '2.0.0': '2.0.0' };
 
 /** Returns a new statement; the one passed in is not changed. */
 export function prepareStatement(statement: Statement, ctx: PrepareContext): Statement {

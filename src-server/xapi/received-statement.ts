@@ -12,7 +12,7 @@
  */
 
 /** The top-level properties the LRS sets on a statement it stores. */
-export const LRS_SET_PROPERTIES = ['id', 'timestamp', 'version', 'stored', 'authority'] as const;
+const LRS_SET_PROPERTIES = ['id', 'timestamp', 'version', 'stored', 'authority'] as const;
 export type LrsSetProperty = (typeof LRS_SET_PROPERTIES)[number];
 
 export interface ReceivedForm {

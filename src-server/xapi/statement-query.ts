@@ -12,10 +12,10 @@ import { toUtcIso } from './timestamp';
 import type { StatementFormat } from './format-statement';
 import type { XapiVersion } from './version';
 
-export type { StatementFormat } from './format-statement';
+;
 
 /** The most statements one page holds; a larger limit is capped here. */
-export const MAX_STATEMENT_LIMIT = 500;
+const MAX_STATEMENT_LIMIT = 500;
 
 export interface ParsedStatementQuery {
   /** Lower-cased UUID. */

@@ -148,7 +148,7 @@ function presentIfis(value: Record<string, unknown>): string[] {
   return IFI_KEYS.filter((key) => value[key] !== undefined);
 }
 
-export function buildStatementSchemas(version: XapiVersion) {
+function buildStatementSchemas(version: XapiVersion) {
   const v2 = version === '2.0.0';
 
   const timestamp = formatted(
@@ -549,17 +549,8 @@ export type Group = z.output<StatementSchemas['group']>;
 export type Actor = z.output<StatementSchemas['actor']>;
 export type Verb = z.output<StatementSchemas['verb']>;
 export type Activity = z.output<StatementSchemas['activity']>;
-export type ActivityDefinition = z.output<StatementSchemas['activityDefinition']>;
-export type InteractionComponent = z.output<StatementSchemas['interactionComponent']>;
-export type StatementRef = z.output<StatementSchemas['statementRef']>;
 export type SubStatement = z.output<StatementSchemas['subStatement']>;
 export type StatementObject = z.output<StatementSchemas['statementObject']>;
-export type Score = z.output<StatementSchemas['score']>;
-export type Result = z.output<StatementSchemas['result']>;
 export type Context = z.output<StatementSchemas['context']>;
-export type ContextActivities = z.output<StatementSchemas['contextActivities']>;
-export type ContextAgent = z.output<StatementSchemas['contextAgent']>;
-export type ContextGroup = z.output<StatementSchemas['contextGroup']>;
 export type Attachment = z.output<StatementSchemas['attachment']>;
 export type LanguageMap = z.output<StatementSchemas['languageMap']>;
-export type Extensions = z.output<StatementSchemas['extensions']>;

@@ -11,7 +11,7 @@ import { statementSchemas } from './statement-schema';
 import type { Statement } from './statement-schema';
 import type { XapiVersion } from './version';
 
-export type { XapiIssue } from './issue';
+;
 
 export type ValidationResult = { ok: true; statements: Statement[] } | { ok: false; issue: XapiIssue };
 export type SingleValidationResult = { ok: true; statement: Statement } | { ok: false; issue: XapiIssue };

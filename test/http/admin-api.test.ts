@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, statement, type TestApp } from './test-app';
+import { adminOperationFor, buildTestApp, checkAgainstContract, statement, type TestApp } from './test-app';
 
 let t: TestApp;
 
@@ -284,5 +284,15 @@ describe('Statement Explorer search', () => {
     const response = await t.admin({ method: 'GET', url: '/admin/api/stores/demo/statements?status=maybe' });
     expect(response.statusCode).toBe(400);
     expect(response.json().error.field).toBe('status');
+  });
+});
+
+describe("the tests' check of admin answers against the contract (test-app.ts)", () => {
+  it('finds the operation a request names, and refuses an answer that drifted from its output schema', () => {
+    expect(adminOperationFor('GET', '/admin/api/stores/demo/keys/lore_test_x')).toBe('apiKeys.get');
+    expect(adminOperationFor('delete', '/admin/api/stores/demo?confirm=demo')).toBe('stores.delete');
+    expect(adminOperationFor('GET', '/demo/xAPI/statements')).toBeNull();
+    expect(() => checkAgainstContract('GET', '/admin/api/stores/demo', { statusCode: 200, body: JSON.stringify({ slug: 42 }) })).toThrow(/stores\.get/);
+    expect(() => checkAgainstContract('GET', '/admin/api/stores/demo', { statusCode: 404, body: '{}' })).not.toThrow();
   });
 });

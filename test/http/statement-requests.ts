@@ -7,7 +7,7 @@ import { createHash, createHmac, sign } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 
 export const SIGNATURE_USAGE_TYPE = 'http://adlnet.gov/expapi/attachments/signature';
-export const BOUNDARY = 'test-boundary-7f3a9c';
+const BOUNDARY = 'test-boundary-7f3a9c';
 
 export interface RawPart {
   headers: Record<string, string>;

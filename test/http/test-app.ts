@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterEach, beforeEach } from 'vitest';
+import { z } from 'zod';
 import { resolveAdminToken } from '../../src-server/admin/admin-token';
+import { adminOperations, type AdminOperationName } from '../../src-server/admin/contract';
 import { buildServer, type ServerOptions } from '../../src-server/http/build-server';
 import { openPostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
 import { openSqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
@@ -103,8 +105,11 @@ export async function buildTestApp(options: Partial<Pick<ServerOptions, 'limits'
   });
   await app.ready();
 
-  const admin: TestApp['admin'] = (options) =>
-    app.inject({ ...options, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...options.headers } });
+  const admin: TestApp['admin'] = async (options) => {
+    const response = await app.inject({ ...options, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...options.headers } });
+    checkAgainstContract(options.method ?? 'GET', typeof options.url === 'string' ? options.url : '', response);
+    return response;
+  };
 
   return {
     app,
@@ -133,6 +138,32 @@ export async function buildTestApp(options: Partial<Pick<ServerOptions, 'limits'
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The admin operation of the contract a request names (its method and path below /admin/api), or null. */
+export function adminOperationFor(method: string, url: string): AdminOperationName | null {
+  const path = new URL(url, 'http://service').pathname;
+  if (!path.startsWith('/admin/api/')) return null;
+  const below = path.slice('/admin/api'.length);
+  for (const [name, operation] of Object.entries(adminOperations)) {
+    if (operation.method !== method.toUpperCase()) continue;
+    if (new RegExp(`^${operation.path.replace(/:\w+/g, '[^/]+')}$`).test(below)) return name as AdminOperationName;
+  }
+  return null;
+}
+
+/**
+ * Every successful answer of an admin operation that a test asks for through `admin` is checked
+ * against the contract's output schema (admin/contract.ts): the console reads it as that type, so
+ * an answer that drifted from it fails here, on both backends, rather than in a user's console.
+ */
+export function checkAgainstContract(method: string, url: string, response: Pick<LightMyRequestResponse, 'statusCode' | 'body'>): void {
+  if (response.statusCode < 200 || response.statusCode >= 300) return;
+  const name = adminOperationFor(method, url);
+  if (name === null) return;
+  const body: unknown = response.body === '' ? undefined : JSON.parse(response.body);
+  const result = adminOperations[name].output.safeParse(body);
+  if (!result.success) throw new Error(`${method} ${url} (${name}): the answer does not match the contract's output schema:\n${z.prettifyError(result.error)}`);
 }
 
 /**

@@ -14,7 +14,7 @@ export interface TestDatabase {
 }
 
 /** The server's admin URL, as the global setup provided it. */
-export function testServerUrl(): string {
+function testServerUrl(): string {
   return inject('postgresUrl');
 }
 

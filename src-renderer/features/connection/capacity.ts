@@ -6,9 +6,8 @@ import type { ServiceStatusView } from '../../../src-server/admin/contract';
 import { bytes } from '../../ui/format';
 
 export type Capacity = NonNullable<ServiceStatusView['capacity']>;
-export type CapacityState = Capacity['state'];
 
-export interface CapacityNote {
+interface CapacityNote {
   color: 'yellow' | 'red';
   title: string;
   text: string;

@@ -11,7 +11,7 @@ function isObject(value: unknown): value is Json {
 }
 
 /** A language map's text: en-US, then any English, then the first entry. */
-export function languageMapText(map: unknown): string | undefined {
+function languageMapText(map: unknown): string | undefined {
   if (!isObject(map)) return undefined;
   const entries = Object.entries(map).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== '');
   const pick =

@@ -5,7 +5,7 @@ export interface SeriesPoint {
   rejected: number;
 }
 
-export interface Bar {
+interface Bar {
   start: string;
   x: number;
   width: number;

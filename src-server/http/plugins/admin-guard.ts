@@ -116,14 +116,14 @@ function sameHost(origin: URL, host: string): boolean {
 }
 
 /** Paths of the admin surface: /admin, /admin/..., /admin?... (not a Store slug that starts with "admin"). */
-export const ADMIN_SURFACE = /^\/admin(?:[/?#]|$)/;
+const ADMIN_SURFACE = /^\/admin(?:[/?#]|$)/;
 
 /**
  * Whether a request reaches the admin surface. The router matches the percent-decoded path, so the
  * guard must too: `/%61dmin/api` is `/admin/api`. A path that does not decode is treated as admin
  * (fail closed); the router refuses it anyway.
  */
-export function isAdminSurface(url: string): boolean {
+function isAdminSurface(url: string): boolean {
   const path = url.split('?')[0]!;
   try {
     return ADMIN_SURFACE.test(decodeURIComponent(path));

@@ -62,7 +62,7 @@ interface InnerRequest {
 }
 
 /** Rebuilds the intended request from the outer one (§1.3). */
-export function rebuildRequest(request: FastifyRequest): InnerRequest {
+function rebuildRequest(request: FastifyRequest): InnerRequest {
   if (request.method !== 'POST') {
     throw refuse(`The alternate request syntax (a "method" parameter) is only for POST requests, not ${request.method}.`, 'method');
   }

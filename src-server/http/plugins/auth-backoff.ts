@@ -23,7 +23,7 @@ export interface BackoffPolicy {
   forgetAfterMs: number;
 }
 
-export const DEFAULT_BACKOFF_POLICY: BackoffPolicy = {
+const DEFAULT_BACKOFF_POLICY: BackoffPolicy = {
   maxFailures: 10,
   windowMs: 60_000,
   firstBlockMs: 30_000,

@@ -18,7 +18,7 @@ const FASTIFY_MESSAGES: Record<string, (error: FastifyError) => LrsError> = {
   FST_ERR_CTP_INVALID_CHARSET: () => errors.unsupportedMediaType('Unsupported charset; send UTF-8.'),
 };
 
-export function toLrsError(error: unknown): LrsError | null {
+function toLrsError(error: unknown): LrsError | null {
   if (error instanceof LrsError) return error;
   if (error instanceof StorageFullError) return errors.storageFull(error.message);
   if (error instanceof StorageUnavailableError) return errors.storageUnavailable(storageUnavailableMessage(error));
@@ -82,7 +82,7 @@ export function registerErrorHandling(app: FastifyInstance, options: { publicUrl
  * Store it names the Store and the resources there; elsewhere it shows the shape of an endpoint.
  * It never says whether a Store exists: that needs a valid key (xapi-context.ts).
  */
-export function notFoundError(method: string, url: string, publicUrl: string): LrsError {
+function notFoundError(method: string, url: string, publicUrl: string): LrsError {
   const path = url.split('?')[0]!;
   const base = publicUrl.replace(/\/+$/, '') || '{base}';
   const slug = xapiStoreSlug(path);

@@ -111,7 +111,7 @@ interface Frame {
 }
 
 /** The path of the value that starts at `position` (a bracket or a string's opening quote). */
-export function pathAt(text: string, position: number): { path: PathSegment[]; inKey: boolean } {
+function pathAt(text: string, position: number): { path: PathSegment[]; inKey: boolean } {
   const stack: Frame[] = [];
   for (let i = 0; i < position; i++) {
     const code = text.charCodeAt(i);

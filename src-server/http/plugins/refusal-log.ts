@@ -42,7 +42,7 @@ const MAX_PATH = 1000;
 const MAX_TEXT = 1000;
 
 /** The path and query string of a request as the log keeps it: credential-like values removed. */
-export function loggedPath(url: string): string {
+function loggedPath(url: string): string {
   const unprefixed = url.startsWith(ALTERNATE_PREFIX) ? url.slice(ALTERNATE_PREFIX.length) : url;
   const queryAt = unprefixed.indexOf('?');
   if (queryAt < 0) return unprefixed.slice(0, MAX_PATH);

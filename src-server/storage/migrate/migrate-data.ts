@@ -26,7 +26,7 @@ export interface MigrateReport {
 
 type Exporting = Storage & { exportRecords(): AsyncIterable<PortableRecord> };
 
-export function isDatabaseUrl(location: string): boolean {
+function isDatabaseUrl(location: string): boolean {
   return /^postgres(ql)?:\/\//.test(location);
 }
 

@@ -24,8 +24,8 @@ export interface PostgresPoolOptions {
   acquireTimeoutMs?: number;
 }
 
-export const DEFAULT_POOL_SIZE = 10;
-export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+const DEFAULT_POOL_SIZE = 10;
+const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
 const DEFAULT_ACQUIRE_TIMEOUT_MS = 5_000;
 /** How often a transaction that lost a race is run again before the request fails. */
 const MAX_ATTEMPTS = 5;
@@ -131,7 +131,7 @@ function isRetryable(err: unknown): boolean {
  * The storage's error for a failure of the server or the connection; any other error (a bug, a
  * typed storage error thrown by the caller) is passed on as it is.
  */
-export function storageError(err: unknown): unknown {
+function storageError(err: unknown): unknown {
   if (!(err instanceof Error)) return err;
   if (err instanceof RetryTransaction) return new StorageUnavailableError('the database was too busy to complete the write; try again', { cause: err });
   const code = (err as { code?: unknown }).code;

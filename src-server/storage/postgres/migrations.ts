@@ -208,7 +208,7 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 const MIGRATION_LOCK = [0x4c6f7265, 1] as const; // "Lore", 1
 
 /** The database holds a schema newer than this release knows. */
-export class SchemaTooNewError extends Error {
+class SchemaTooNewError extends Error {
   constructor(readonly found: number) {
     super(
       `The database has Lore schema version ${found}; this release knows versions up to ${SCHEMA_VERSION}. ` +
@@ -251,7 +251,7 @@ export async function migrate(db: PostgresDatabase): Promise<number[]> {
   }
 }
 
-export async function schemaVersion(tx: Tx): Promise<number> {
+async function schemaVersion(tx: Tx): Promise<number> {
   const { rows } = await tx.query<{ version: number | null }>('SELECT max(version) AS version FROM lore_schema');
   return rows[0]?.version ?? 0;
 }

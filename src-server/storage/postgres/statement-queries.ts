@@ -10,8 +10,8 @@ import type { ExplorerQuery, StatementQuery } from '../storage';
 
 /** Column list of every statement row these queries return. */
 export const STATEMENT_COLUMNS = 's.seq, s.statement_id, s.statement, s.stored, s.voided, s.key_id';
-export const EXPLORER_STATEMENT_COLUMNS = `${STATEMENT_COLUMNS}, s.received, s.lrs_added, s.warnings`;
-export const REJECTION_COLUMNS = 'r.seq, r.statement_id, r.payload, r.received_at, r.key_id, r.error';
+const EXPLORER_STATEMENT_COLUMNS = `${STATEMENT_COLUMNS}, s.received, s.lrs_added, s.warnings`;
+const REJECTION_COLUMNS = 'r.seq, r.statement_id, r.payload, r.received_at, r.key_id, r.error';
 
 /** How many StatementRef hops a filter follows (as on sql.js); cycles are possible. */
 const MAX_TARGET_DEPTH = 16;

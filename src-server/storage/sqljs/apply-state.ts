@@ -8,7 +8,7 @@ import type { PendingIngestion } from './ingestion';
 import type { Sql } from './sql';
 import type { TermIds } from './terms';
 
-export interface StoreCounts {
+interface StoreCounts {
   statements: number;
   rejections: number;
 }

@@ -21,9 +21,9 @@ import type { Sql } from './sql';
 
 export const DEFAULT_CAPACITY_LIMIT_BYTES = 3 * 1024 * 1024 * 1024;
 /** Above this share of the limit the status says `warning` and the log says so once. */
-export const CAPACITY_WARNING_RATIO = 0.8;
+const CAPACITY_WARNING_RATIO = 0.8;
 /** At or above this share, writes that add data are refused with 507. */
-export const CAPACITY_FULL_RATIO = 0.95;
+const CAPACITY_FULL_RATIO = 0.95;
 /**
  * Reading the page counts costs ~10–20 µs (pragmas prepare a program each time): more than a small
  * write's own SQL. Writes reuse a reading until it is REFRESH_MS old or the journal has grown by
@@ -36,7 +36,7 @@ const REREAD_SHARE = 0.01;
 export type CapacityState = StorageCapacity['state'];
 
 /** Bytes of the pages that hold data. */
-export function usedBytes(sql: Sql): number {
+function usedBytes(sql: Sql): number {
   const [pages, free, pageSize] = sql.first('SELECT page_count, freelist_count, page_size FROM pragma_page_count(), pragma_freelist_count(), pragma_page_size()')!;
   return ((pages as number) - (free as number)) * (pageSize as number);
 }

@@ -34,7 +34,7 @@ export function ensureDocumentSchema(sql: Sql): void {
 }
 
 /** A set of documents as journaled: `registration` absent means any registration. */
-export interface DocumentOpSet {
+interface DocumentOpSet {
   kind: DocumentKind;
   activityId: string | null;
   agent: string | null;

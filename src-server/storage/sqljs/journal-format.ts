@@ -13,9 +13,9 @@ import { crc32 } from 'node:zlib';
 import { opJson } from './ops';
 import type { Op } from './ops';
 
-export const RECORD_HEADER_BYTES = 8;
+const RECORD_HEADER_BYTES = 8;
 /** Far above any real batch; a larger length can only be a corrupt header. */
-export const MAX_RECORD_BYTES = 256 * 1024 * 1024;
+const MAX_RECORD_BYTES = 256 * 1024 * 1024;
 
 export interface JournalRecord {
   j: number;
@@ -80,7 +80,7 @@ export function findNextRecord(buf: Uint8Array, from: number, afterSeq: number):
 }
 
 /** A run of bytes between whole records that holds no readable record. */
-export interface DamagedSpan {
+interface DamagedSpan {
   offset: number;
   /** Where the next whole record starts, or the file's end. */
   end: number;

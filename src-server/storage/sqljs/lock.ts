@@ -17,7 +17,7 @@ import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-export const LOCK_FILE = 'lore.lock';
+const LOCK_FILE = 'lore.lock';
 
 const HELLO_PREFIX = 'lore-lrs data-dir owner pid=';
 /** How long a live owner has to answer; it answers at once from its event loop. */
@@ -50,7 +50,7 @@ export interface DataDirLock {
  * bytes, which a data directory's path need not; keyed by the directory's real path so that two
  * spellings of one directory meet at one socket.
  */
-export function ownerSocketPath(dataDir: string): string {
+function ownerSocketPath(dataDir: string): string {
   let real = path.resolve(dataDir);
   try {
     real = realpathSync(real);

@@ -46,7 +46,7 @@ export type Op =
  * journal seqs up to `through` are accounted for, so replay goes on at `through + 1` instead of
  * refusing a gap. Applies nothing.
  */
-export interface LostRecordsOp {
+interface LostRecordsOp {
   t: 'lostRecords';
   through: number;
   reason: string;

@@ -22,9 +22,9 @@ export function runQuery(sql: Sql, q: BuiltQuery): Row[] {
 /** Column order of every statement row these queries return. */
 export const STATEMENT_COLUMNS = 's.seq, s.statement_id, s.statement, s.stored, s.voided, s.key_id';
 /** The Explorer's statement rows: STATEMENT_COLUMNS, then the columns of the statement as received (received.ts). */
-export const EXPLORER_STATEMENT_COLUMNS = `${STATEMENT_COLUMNS}, s.received, s.lrs_added, s.warnings`;
+const EXPLORER_STATEMENT_COLUMNS = `${STATEMENT_COLUMNS}, s.received, s.lrs_added, s.warnings`;
 /** Column order of every rejection row these queries return. */
-export const REJECTION_COLUMNS = 'r.seq, r.statement_id, r.payload, r.received_at, r.key_id, r.error';
+const REJECTION_COLUMNS = 'r.seq, r.statement_id, r.payload, r.received_at, r.key_id, r.error';
 
 export interface TermFilter {
   kind: 'agent' | 'activity';

@@ -18,7 +18,7 @@ import type { Row, Sql } from './sql';
 export const SERVICE_WIDE = 0;
 const DAY_MS = 24 * 60 * 60_000;
 
-export interface RefusalOpRow extends RefusalRow {
+interface RefusalOpRow extends RefusalRow {
   id: number;
   storeNum: number;
 }

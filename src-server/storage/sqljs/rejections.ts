@@ -6,7 +6,7 @@ import type { RejectionRow } from '../storage';
 import { toMs } from './apply-state';
 import type { ApplyState } from './apply-state';
 
-export interface RejectionOpRow extends RejectionRow {
+interface RejectionOpRow extends RejectionRow {
   seq: number;
 }
 

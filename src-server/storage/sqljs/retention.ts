@@ -12,7 +12,7 @@ import type { RetentionBounds } from '../retention-bounds';
 import type { ApplyState } from './apply-state';
 
 export { DEFAULT_RETENTION_BOUNDS, DEFAULT_RETENTION_INTERVAL_MS } from '../retention-bounds';
-export type { RejectionRetention, RetentionBounds } from '../retention-bounds';
+export type {  RetentionBounds } from '../retention-bounds';
 
 /** Rows one operation deletes at most (a few ms of work; requests run between operations). */
 export const PRUNE_CHUNK = 5_000;

@@ -20,7 +20,7 @@ import type { BuiltQuery } from './queries';
 import type { Sql } from './sql';
 
 /** How many StatementRef hops a filter follows; chains are short in practice, cycles are possible. */
-export const MAX_TARGET_DEPTH = 16;
+const MAX_TARGET_DEPTH = 16;
 
 const TABLE = `
 CREATE TABLE IF NOT EXISTS statement_targets (

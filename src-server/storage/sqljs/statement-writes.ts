@@ -18,7 +18,7 @@ import { insertStatementTarget, targetOf } from './statement-targets';
 import { insertPostings } from './terms';
 
 /** A statement row as journaled: the values of StatementRow, with its seq decided. */
-export interface StatementOpRow
+interface StatementOpRow
   extends Pick<
     StatementRow,
     'statementId' | 'statement' | 'signature' | 'stored' | 'keyId' | 'verbId' | 'registration' | 'voidsStatementId' | 'lrsAdded' | 'received' | 'warnings'

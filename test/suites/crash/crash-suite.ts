@@ -34,7 +34,7 @@ export interface CrashOptions {
   log?: (line: string) => void;
 }
 
-export interface DamageCaseResult {
+interface DamageCaseResult {
   name: string;
   started: boolean;
   /** Acknowledged statements whose journal record was left whole. */

@@ -28,7 +28,7 @@ export interface HostileOptions {
 /** Longer than the sender's own idle timeouts: only a request the service holds forever gets here. */
 const HUNG_MS = 20_000;
 
-export interface HostileFailure {
+interface HostileFailure {
   index: number;
   request: HostileRequest;
   outcome: Outcome;
@@ -51,7 +51,7 @@ export interface HostileReport {
   summary: string;
 }
 
-export function describeRequest(failure: HostileFailure, seed: number): string {
+function describeRequest(failure: HostileFailure, seed: number): string {
   const { request, outcome } = failure;
   const headers = request.headers.map(([n, v]) => `${n}: ${v.length > 80 ? `${v.slice(0, 80)}… (${v.length} chars)` : v}`).join(' | ');
   const body = request.body === null ? 'none' : `${request.body.length} bytes: ${JSON.stringify(request.body.subarray(0, 200).toString('latin1'))}`;

@@ -23,6 +23,3 @@ export function formatSummary(title: string, lines: SummaryLine[]): string {
   return [`== ${title} ==`, ...body, `  => ${passed ? 'PASS' : 'FAIL'}`].join('\n');
 }
 
-export function summaryPassed(lines: SummaryLine[]): boolean {
-  return lines.every((line) => line.ok !== false);
-}

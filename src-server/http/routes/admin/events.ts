@@ -13,9 +13,9 @@ import type { LiveEventBus } from '../../../admin/live-events';
 import { parseInput } from '../../parse-input';
 import { findStoreOr404, type AdminRouteDeps } from './stores';
 
-export const HEARTBEAT_MS = 15_000;
+const HEARTBEAT_MS = 15_000;
 /** Bytes a client may leave unread before it is disconnected (about 4,000 events). */
-export const MAX_BUFFERED_BYTES = 1024 * 1024;
+const MAX_BUFFERED_BYTES = 1024 * 1024;
 
 export interface EventRouteOptions extends AdminRouteDeps {
   /** The service's live events (admin/live-events.ts). */

@@ -28,7 +28,7 @@ export interface StatementRouteDeps {
   events: LiveEventBus;
 }
 
-export function failureToError(failure: OperationFailure): LrsError {
+function failureToError(failure: OperationFailure): LrsError {
   return new LrsError(failure.status, failure.code, failure.message, {
     field: failure.field,
     statementIndex: failure.statementIndex,
