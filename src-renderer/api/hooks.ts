@@ -1,7 +1,10 @@
 /**
- * Plain data hooks over the AdminClient (no query library: the console's needs are a handful of
- * reads refreshed by live events). Features wrap these in their own queries.ts / mutations.ts.
+ * Data hooks over the AdminClient. Reads go through one query cache per window (TanStack Query,
+ * set up by AdminClientProvider): screens that show the same read (the Stores list and the Store
+ * picker, the status in the header and on the Connection screen) share one request and one answer.
+ * Live events ask for the reads they change again. Features wrap these in queries.ts / mutations.ts.
  */
+import { useQuery } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AdminInput, AdminOperationName, AdminOutput, LiveEventView, SubscribeOptions } from './admin-client';
 import { toAdminError, type AdminError } from './admin-client';
@@ -19,36 +22,18 @@ export interface QueryState<T> {
 /** Performs `name` with `input` (skipped while input is null) and again whenever input changes. */
 export function useAdminQuery<N extends AdminOperationName>(name: N, input: AdminInput<N> | null): QueryState<AdminOutput<N>> {
   const client = useAdminClient();
-  const key = input === null ? null : JSON.stringify(input);
-  const [state, setState] = useState<{ key: string | null; data?: AdminOutput<N>; error?: AdminError; loading: boolean }>({
-    key: null,
-    loading: true,
+  const query = useQuery({
+    // The input as JSON: equal inputs are one cache entry whatever their key order.
+    queryKey: [name, input === null ? null : JSON.stringify(input)],
+    queryFn: () => client.call(name, input as AdminInput<N>),
+    enabled: input !== null,
   });
-  const [generation, setGeneration] = useState(0);
-
-  useEffect(() => {
-    if (key === null) return;
-    let active = true;
-    setState((previous) => ({ ...previous, loading: previous.key !== key || previous.data === undefined }));
-    client
-      .call(name, JSON.parse(key) as AdminInput<N>)
-      .then((data) => {
-        if (active) setState({ key, data, loading: false });
-      })
-      .catch((error: unknown) => {
-        if (active) setState((previous) => ({ key, data: previous.key === key ? previous.data : undefined, error: toAdminError(error), loading: false }));
-      });
-    return () => {
-      active = false;
-    };
-  }, [client, name, key, generation]);
-
-  const reload = useCallback(() => setGeneration((n) => n + 1), []);
-  const current = state.key === key;
+  const { refetch } = query;
+  const reload = useCallback(() => void refetch(), [refetch]);
   return {
-    data: current ? state.data : undefined,
-    error: current ? state.error : undefined,
-    loading: key !== null && (!current || state.loading),
+    data: query.data,
+    error: query.error === null ? undefined : toAdminError(query.error),
+    loading: input !== null && query.isPending,
     reload,
   };
 }

@@ -12,11 +12,11 @@ import type { AdminTokenCheck } from '../admin/admin-token';
 import { LiveEventBus } from '../admin/live-events';
 import { StoredClock } from '../lrs/stored-clock';
 import type { Storage } from '../storage/storage';
-import { registerAdminAuth } from './plugins/admin-auth';
-import { registerErrorHandling } from './plugins/error-handler';
-import { registerXapiContext } from './plugins/xapi-context';
-import { registerAlternateRequestSyntax, routeAlternateSyntax } from './plugins/alternate-request-syntax';
-import { registerCors } from './plugins/cors';
+import { adminAuthPlugin } from './plugins/admin-auth';
+import { errorHandlingPlugin } from './plugins/error-handler';
+import { xapiContextPlugin } from './plugins/xapi-context';
+import { alternateRequestSyntaxPlugin, routeAlternateSyntax } from './plugins/alternate-request-syntax';
+import { corsPlugin } from './plugins/cors';
 import apiKeyRoutes from './routes/admin/api-keys';
 import explorerRoutes from './routes/admin/statements';
 import statusRoutes from './routes/admin/status';
@@ -24,7 +24,7 @@ import storeRoutes from './routes/admin/stores';
 import backupRoutes from './routes/admin/backups';
 // The admin console's service side: Host/Origin guard, store actions, metrics, live events, OpenAPI, web console.
 import consoleRoutes from './console-static';
-import { registerAdminGuard } from './plugins/admin-guard';
+import { adminGuardPlugin } from './plugins/admin-guard';
 import eventRoutes from './routes/admin/events';
 import metricsRoutes from './routes/admin/metrics';
 import openApiRoutes from './routes/admin/openapi';
@@ -40,14 +40,18 @@ import stateRoutes from './routes/xapi/state';
 // Request-side limits (body, batch, depth, strings, attachments, rate per key) and auth backoff.
 import { LIMIT_DEFAULTS, type ServiceLimits } from '../limits/service-limits';
 import { AuthBackoff } from './plugins/auth-backoff';
-import { presentedXapiCredentials, registerAuthBackoff, registerRequestLimits } from './plugins/limits';
+import { bodyContentLimitsPlugin } from './plugins/body-content-limits';
+import { bodySizeLimitPlugin } from './plugins/body-size-limit';
+import { failedCredentialsPlugin, presentedXapiCredentials } from './plugins/failed-credentials';
+import { jsonBodyLimitsPlugin } from './plugins/json-body-limits';
+import { keyRateLimitPlugin } from './plugins/key-rate-limit';
 import { TokenBuckets } from './plugins/rate-limit';
 import { normaliseRequestUrl } from './xapi-path';
-import { registerStopping } from './plugins/stopping';
+import { stoppingPlugin } from './plugins/stopping';
 import type { BackupScheduleView } from '../admin/contract';
 // Refused requests leave a trace: a log per Store and one for the service (refusal-log.ts).
 import { RefusalRecorder } from '../admin/refusal-recorder';
-import { registerRefusalLog } from './plugins/refusal-log';
+import { refusalLogPlugin } from './plugins/refusal-log';
 import refusalRoutes from './routes/admin/refusals';
 
 export interface ServerOptions {
@@ -94,20 +98,22 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     rewriteUrl: (request) => routeAlternateSyntax(request, normaliseRequestUrl(request.url ?? '/')),
     // Statement ids and parameters are case-sensitive, but routes are matched on the rewritten URL.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
-    // Answered by registerStopping instead, so that the 503 carries the CORS headers too.
+    // Answered by the stopping plugin instead, so that the 503 carries the CORS headers too.
     return503OnClosing: false,
     ...(options.trustProxy?.length ? { trustProxy: options.trustProxy } : {}),
   });
-  // First: every later refusal, the not-found answer included, then carries the CORS headers.
-  registerCors(app);
-  registerStopping(app);
-  registerErrorHandling(app, { publicUrl: options.publicUrl });
-  registerAlternateRequestSyntax(app);
+  // Each concern is a plugin that names the plugins and request decorators it needs: Fastify checks
+  // the order at registration. First CORS: every later refusal, the not-found answer included,
+  // then carries its headers.
+  void app.register(corsPlugin);
+  void app.register(stoppingPlugin);
+  void app.register(errorHandlingPlugin, { publicUrl: options.publicUrl });
+  void app.register(alternateRequestSyntaxPlugin);
   // The service's live events, for the console's streams (one bus per service: admin/live-events.ts).
   const events = options.events ?? new LiveEventBus(options.storage);
   app.addHook('onClose', async () => events.dispose());
   const refusals = new RefusalRecorder(options.storage, events, { log: (message) => app.log.warn(message) });
-  registerRefusalLog(app, { storage: options.storage, recorder: refusals });
+  void app.register(refusalLogPlugin, { storage: options.storage, recorder: refusals });
   // The last refusals are written before the service closes its storage.
   app.addHook('onClose', async () => refusals.flush());
 
@@ -119,10 +125,17 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   const limits = { storage: options.storage, limits: options.limits ?? LIMIT_DEFAULTS, buckets: new TokenBuckets() };
   const authBackoff = new AuthBackoff();
 
+  // When each limit is checked, and why there: the body's size in preParsing, before a byte is
+  // buffered; JSON depth and string length in the JSON parser, before JSON.parse; the rate per key
+  // and what the body holds (batch, attachments, document depth) in preHandler, once the key and
+  // its Store are known. Admin routes have no rate limit.
   const xapi = async (scope: FastifyInstance) => {
-    registerXapiContext(scope, options.storage, { publicRoutes: ['/about'], publicUrl: options.publicUrl });
-    registerRequestLimits(scope, limits);
-    registerAuthBackoff(scope, authBackoff, { identity: presentedXapiCredentials, verified: (request) => Boolean(request.lrsKey) });
+    await scope.register(xapiContextPlugin, { storage: options.storage, publicRoutes: ['/about'], publicUrl: options.publicUrl });
+    await scope.register(bodySizeLimitPlugin, limits);
+    await scope.register(jsonBodyLimitsPlugin, limits);
+    await scope.register(keyRateLimitPlugin, limits);
+    await scope.register(bodyContentLimitsPlugin, limits);
+    await scope.register(failedCredentialsPlugin, { backoff: authBackoff, identity: presentedXapiCredentials, verified: (request) => Boolean(request.lrsKey) });
     await scope.register(aboutRoutes);
     await scope.register(statementRoutes, { storage: options.storage, clock, publicUrl: options.publicUrl, events });
     await scope.register(stateRoutes, { storage: options.storage, clock });
@@ -135,17 +148,18 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   app.register(xapi, { prefix: '/xapi' });
 
   // Before the admin token is checked: refuses other sites' pages (DNS rebinding, CSRF); see admin-guard.ts.
-  registerAdminGuard(app, () => ({ bindHost: options.serviceInfo?.().host, publicUrl: options.publicUrl() }));
+  void app.register(adminGuardPlugin, { policy: () => ({ bindHost: options.serviceInfo?.().host, publicUrl: options.publicUrl() }) });
   app.register(openApiRoutes, { prefix: '/admin/api', publicUrl: options.publicUrl });
   app.register(consoleRoutes, { rendererDir: options.rendererDir });
 
   app.register(
     async (admin) => {
-      registerAuthBackoff(admin, authBackoff, {
+      await admin.register(failedCredentialsPlugin, {
+        backoff: authBackoff,
         identity: (request) => (request.headers.authorization === undefined ? null : 'admin'),
         verified: (_request, reply) => reply.statusCode < 300,
       });
-      registerAdminAuth(admin, options.adminToken);
+      await admin.register(adminAuthPlugin, { adminToken: options.adminToken });
       await admin.register(statusRoutes, { ...adminDeps, startedAt, serviceInfo: options.serviceInfo, backups: options.backups });
       await admin.register(storeActionRoutes, { ...adminDeps, clock, events });
       await admin.register(metricsRoutes, adminDeps);

@@ -1,6 +1,6 @@
 /**
  * Service configuration from flags and environment variables; a flag wins over its variable.
- * SERVICE_SETTINGS and LIMIT_SETTINGS (limits.ts) are the one list of flags: the parser and
+ * SERVICE_SETTINGS and LIMIT_SETTINGS (limits/service-limits.ts) are the one list of flags: the parser and
  * `--help` both read them, so the help can never miss a flag.
  */
 import { dirname, join, resolve } from 'node:path';

@@ -202,6 +202,43 @@ describe.skipIf(!chromiumPath)('the admin console in Chromium', () => {
     await page.getByRole('status').filter({ hasText: 'Backup saved' }).waitFor();
   });
 
+  it('keeps one live stream for the window, whichever screens it shows, and one cache of its reads', async () => {
+    // Every screen listens (Stores, Explorer, Ingestion, Connection), each for its own Store or all;
+    // every screen but Connection reads the Stores list.
+    const streams: string[] = [];
+    const storeLists: string[] = [];
+    const onRequest = (request: { url(): string; method(): string }) => {
+      const path = new URL(request.url()).pathname;
+      if (path === '/admin/api/events') streams.push(path);
+      if (path === '/admin/api/stores' && request.method() === 'GET') storeLists.push(path);
+    };
+    page.on('request', onRequest);
+    const started = Date.now();
+    try {
+      for (const hash of ['#/stores', '#/explorer/onboarding', '#/ingestion', '#/connection', '#/explorer/onboarding', '#/stores', '#/explorer/onboarding']) {
+        await go(hash);
+        await page.locator('main h2').first().waitFor();
+      }
+      // The stream opened before stays open (none here), or one was opened once.
+      expect(streams.length).toBeLessThanOrEqual(1);
+      // An answer is fresh for 5 s (api/client-context.tsx): a screen opened meanwhile shows it
+      // without asking again. Without the shared cache, each of the six screens asked.
+      expect(storeLists.length).toBeLessThanOrEqual(1 + Math.floor((Date.now() - started) / 5_000));
+      // And it still brings what arrives to the screen shown.
+      // A key of its own: the one the earlier tests used is revoked by now.
+      const created = await fetch(`${h.service.url}/admin/api/stores/onboarding/keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'live stream check' }),
+      });
+      const live = (await created.json()) as { id: string; secret: string };
+      expect((await send(statement('livia@example.com', 'Livia Stream', MODULE_1, 'Module 1'), basic(live.id, live.secret))).status).toBe(200);
+      await page.locator('tr[data-status]').filter({ hasText: 'Livia Stream' }).first().waitFor({ timeout: 5_000 });
+    } finally {
+      page.off('request', onRequest);
+    }
+  });
+
   it('shows every screen in light and dark (screenshots for review)', async () => {
     const screens = ['#/stores', '#/explorer/onboarding', '#/ingestion', '#/keys/onboarding', '#/connection'];
     for (const scheme of ['Light', 'Dark'] as const) {

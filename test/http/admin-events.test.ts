@@ -10,7 +10,7 @@ import { resolveAdminToken } from '../../src-server/admin/admin-token';
 import { liveEventSchema, type LiveEventView } from '../../src-server/admin/contract';
 import { LiveEventBus } from '../../src-server/admin/live-events';
 import { buildServer } from '../../src-server/http/build-server';
-import { registerErrorHandling } from '../../src-server/http/plugins/error-handler';
+import { errorHandlingPlugin } from '../../src-server/http/plugins/error-handler';
 import eventRoutes from '../../src-server/http/routes/admin/events';
 import type { Storage } from '../../src-server/storage/storage';
 import { openTestStorage, statement } from './test-app';
@@ -206,7 +206,7 @@ describe('a client that stops reading', () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'lore-events-'));
     const { storage, release } = await openTestStorage(dataDir);
     const app = Fastify();
-    registerErrorHandling(app, { publicUrl: () => '' });
+    await app.register(errorHandlingPlugin, { publicUrl: () => '' });
     const bus = new LiveEventBus(storage);
     await app.register(eventRoutes, { storage, publicUrl: () => '', events: bus, maxBufferedBytes: 64 * 1024 });
     await app.listen({ port: 0, host: '127.0.0.1' });

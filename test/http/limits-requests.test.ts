@@ -1,7 +1,8 @@
 /**
- * The request-side limits over HTTP (src-server/http/plugins/limits.ts): body size, statements per
- * batch, attachment size, JSON depth, string length, requests per second per key, and the backoff
- * after failed credentials. Every refusal is a 4xx in the JSON error shape and stores nothing.
+ * The request-side limits over HTTP (src-server/http/plugins/: body-size-limit, json-body-limits,
+ * key-rate-limit, body-content-limits, failed-credentials): body size, statements per batch,
+ * attachment size, JSON depth, string length, requests per second per key, and the backoff after
+ * failed credentials. Every refusal is a 4xx in the JSON error shape and stores nothing.
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -15,6 +15,7 @@
  * A service bound to another address (0.0.0.0, a LAN address) is reached under names the operator
  * chooses, so its Host is not checked; Origin still is.
  */
+import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { LrsError } from '../errors';
 
@@ -133,7 +134,9 @@ function isAdminSurface(url: string): boolean {
 }
 
 /** Applies checkAdminRequest to every request of the admin surface, with 403 and a plain reason. */
-export function registerAdminGuard(app: FastifyInstance, policy: () => AdminGuardPolicy): void {
+export const adminGuardPlugin = fp(adminGuard, { name: 'lore-admin-guard', fastify: '5.x' });
+
+async function adminGuard(app: FastifyInstance, { policy }: { policy: () => AdminGuardPolicy }): Promise<void> {
   app.addHook('onRequest', async (request) => {
     if (!isAdminSurface(request.url)) return;
     const origin = request.headers.origin;

@@ -14,6 +14,7 @@
  * application/x-www-form-urlencoded, a repeated form field, an unknown method. xAPI 2.0.0 removed
  * the syntax (ADL's 2.0 suite expects a 4xx): a request whose version is 2.0 is refused too.
  */
+import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest, RawRequestDefaultExpression } from 'fastify';
 import { mediaTypeOf } from '../../xapi/multipart';
 import { parseVersionHeader } from '../../xapi/version';
@@ -121,8 +122,15 @@ function rebuildRequest(request: FastifyRequest): InnerRequest {
   };
 }
 
-export function registerAlternateRequestSyntax(app: FastifyInstance): void {
-  app.register(async (scope) => {
+/** Its answers are refusals like any other: after the error handling they go through. */
+export const alternateRequestSyntaxPlugin = fp(alternateRequestSyntax, {
+  name: 'lore-alternate-request-syntax',
+  fastify: '5.x',
+  dependencies: ['lore-error-handling'],
+});
+
+async function alternateRequestSyntax(app: FastifyInstance): Promise<void> {
+  await app.register(async (scope) => {
     // Any body arrives as bytes: the handler reads the form itself and refuses anything else.
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));

@@ -3,7 +3,7 @@
  * failed attempts are answered 429 with a Retry-After that doubles with each further failure, up
  * to a cap. A pure module with an injected clock (milliseconds), table-tested.
  *
- * What a failure is counted against is the caller's choice (plugins/limits.ts): the client
+ * What a failure is counted against is the caller's choice (plugins/failed-credentials.ts): the client
  * address, never the key id. Key ids are public (every statement's `authority` carries one), so a
  * count per key id would let anyone lock a key's owner out with wrong secrets. And while an
  * address is blocked, credentials are still checked: the right ones pass. That lets a guesser

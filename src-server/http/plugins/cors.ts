@@ -15,6 +15,7 @@
  *
  * See registerCors for where it sits and why.
  */
+import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 const ALLOW_METHODS = 'GET, HEAD, POST, PUT, DELETE, OPTIONS';
@@ -59,7 +60,9 @@ export function setCorsHeaders(request: FastifyRequest, reply: FastifyReply): vo
  * shows the content the real status and message instead of "Failed to fetch". A preflight is
  * answered here on every such path, known or not.
  */
-export function registerCors(app: FastifyInstance): void {
+export const corsPlugin = fp(corsHooks, { name: 'lore-cors', fastify: '5.x' });
+
+async function corsHooks(app: FastifyInstance): Promise<void> {
   app.addHook('onRequest', async (request, reply) => {
     if (ADMIN_PATH.test(request.url)) return undefined;
     setCorsHeaders(request, reply);

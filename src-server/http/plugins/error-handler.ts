@@ -3,6 +3,7 @@
  * (bad JSON, too large, wrong content type) keep their status and get a plain-words message;
  * anything else is a bug and answers 500 without details.
  */
+import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { LrsError, errors } from '../errors';
 import { XAPI_RESOURCES, xapiStoreSlug } from '../xapi-path';
@@ -59,7 +60,9 @@ function storageUnavailableMessage(error: StorageUnavailableError): string {
   return `Storage is unavailable; nothing was stored. Retry later. (${error.message})`;
 }
 
-export function registerErrorHandling(app: FastifyInstance, options: { publicUrl: () => string }): void {
+export const errorHandlingPlugin = fp(errorHandling, { name: 'lore-error-handling', fastify: '5.x' });
+
+async function errorHandling(app: FastifyInstance, options: { publicUrl: () => string }): Promise<void> {
   app.setErrorHandler((error, request, reply) => {
     const known = toLrsError(error);
     if (known) {

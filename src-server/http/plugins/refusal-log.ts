@@ -16,6 +16,7 @@
  * Never logged: the Authorization header, a secret from the query string (credential-like
  * parameters lose their value), any body.
  */
+import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { readAuthorization } from '../../auth/credentials';
 import type { RefusalLogOwner, RefusalRecorder } from '../../admin/refusal-recorder';
@@ -75,7 +76,10 @@ function isRefusal(request: FastifyRequest, reply: FastifyReply, path: string, a
   return answer === null || !ORDINARY_OUTCOMES.has(answer.code);
 }
 
-export function registerRefusalLog(app: FastifyInstance, deps: { storage: Storage; recorder: RefusalRecorder }): void {
+/** Reads the answers the error handling writes (lore-error-handling), so it comes after it. */
+export const refusalLogPlugin = fp(refusalLog, { name: 'lore-refusal-log', fastify: '5.x', dependencies: ['lore-error-handling'] });
+
+async function refusalLog(app: FastifyInstance, deps: { storage: Storage; recorder: RefusalRecorder }): Promise<void> {
   const { storage, recorder } = deps;
   app.decorateRequest('lrsRejectionLogged', false);
   app.decorateRequest('lrsErrorAnswer', null);

@@ -4,10 +4,14 @@
  * itself (return503OnClosing), but its answer skips every hook, so a browser would see it without
  * CORS headers as "Failed to fetch"; here it goes through the error handler like any refusal.
  */
+import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { LrsError } from '../errors';
 
-export function registerStopping(app: FastifyInstance): void {
+/** After CORS (lore-cors): the 503 carries its headers. */
+export const stoppingPlugin = fp(stoppingHooks, { name: 'lore-stopping', fastify: '5.x', dependencies: ['lore-cors'] });
+
+async function stoppingHooks(app: FastifyInstance): Promise<void> {
   let stopping = false;
   app.addHook('preClose', async () => {
     stopping = true;

@@ -5,6 +5,7 @@
  * Order: version header, then credentials (401), then the Store in the path (404), then whether
  * the key belongs to it (403) — so that nobody learns which Stores exist without a valid key.
  */
+import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticateApiKey, type KeyCheck } from '../../auth/api-key-check';
 import { readAuthorization } from '../../auth/credentials';
@@ -23,12 +24,14 @@ declare module 'fastify' {
 /** What the service answers in X-Experience-API-Version for each rule set. */
 const RESPONSE_VERSION: Record<XapiVersion, string> = { '1.0.3': '1.0.3', '2.0.0': '2.0.0' };
 
-export function registerXapiContext(
+/** Decorates every request of its scope with `xapiVersion`, `lrsStore` and `lrsKey`, which later plugins declare they need. */
+export const xapiContextPlugin = fp(xapiContext, { name: 'lore-xapi-context', fastify: '5.x' });
+
+async function xapiContext(
   app: FastifyInstance,
-  storage: Storage,
-  options: { publicRoutes: string[]; publicUrl: () => string },
-): void {
-  const { publicUrl } = options;
+  options: { storage: Storage; publicRoutes: string[]; publicUrl: () => string },
+): Promise<void> {
+  const { storage, publicUrl } = options;
   app.decorateRequest('xapiVersion', '1.0.3');
   app.decorateRequest('lrsStore', null as unknown as StoreRecord);
   app.decorateRequest('lrsKey', null as unknown as ApiKeyRecord);
