@@ -1,6 +1,6 @@
 /**
- * The Storage interface: everything the service keeps, behind one contract that the embedded
- * sql.js implementation satisfies today and a PostgreSQL implementation can satisfy later.
+ * The Storage interface: everything the service keeps, behind one contract that both
+ * implementations satisfy: the embedded sql.js database (sqljs/) and PostgreSQL (postgres/).
  *
  * Rules every implementation follows (test/storage/storage-contract.ts checks them):
  * - A write resolves only once it is durable: a crash after resolution loses nothing.

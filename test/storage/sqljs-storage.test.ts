@@ -132,6 +132,10 @@ describe('sql.js storage', () => {
       // re-encoding a decoded record gives the same bytes, as the torn-tail recovery relies on.
       expect(JSON.parse(bytes.subarray(8).toString('utf8'))).toEqual(JSON.parse(JSON.stringify({ j: 12, op })));
       expect(encodeRecord(decoded.records[0]!).equals(bytes)).toBe(true);
+
+      // The texts made when the operation was planned are used, never journaled themselves.
+      const withTexts: InsertStatementsOp = { ...op, statementTexts: op.rows.map((r) => JSON.stringify(r.statement)) };
+      expect(encodeRecord({ j: 12, op: withTexts }).equals(bytes)).toBe(true);
     });
   });
 

@@ -38,6 +38,13 @@ export interface InsertStatementsOp {
   rows: StatementOpRow[];
   /** The Activity definitions the rows changed, merged whole (activities.ts). */
   activities?: ActivityOpRow[];
+  /**
+   * Each row's statement as JSON text, made once when the operation is planned: the journal
+   * record and the statements row hold the same text, and stringifying a 1 KB statement costs
+   * about as much as the rest of its record. Never journaled itself; absent on records read back
+   * at start-up, whose statements are stringified at apply.
+   */
+  statementTexts?: string[];
 }
 
 /**
@@ -77,26 +84,22 @@ export function planInsertStatements(
   if (toInsert.length === 0) return { result, op: null };
   // The Activity definitions the new rows change, merged now so the record carries them whole.
   const activities = mergeActivityDefinitions(state.sql, state.definitions, storeNum, fresh);
-  return { result, op: { t: 'insertStatements', storeNum, rows: toInsert, ...(activities.length > 0 ? { activities } : {}) } };
+  const statementTexts = toInsert.map((row) => JSON.stringify(row.statement));
+  return {
+    result,
+    op: { t: 'insertStatements', storeNum, rows: toInsert, ...(activities.length > 0 ? { activities } : {}), statementTexts },
+  };
 }
 
 /**
- * The text of each statement an operation journaled, for the apply that follows: the journal
- * record and the statements row hold the same JSON, and stringifying a 1 KB statement costs about
- * as much as the rest of its record. Records read back at start-up are not here: their
- * statements are stringified at apply, as they always were.
- */
-const journaledTexts = new WeakMap<Record<string, unknown>, string>();
-
-/**
  * An `insertStatements` operation as its journal record holds it (ops.ts, opJson): the same JSON
- * as JSON.stringify with `rows` and each row's `statement` first, each statement stringified once.
+ * as JSON.stringify with `rows` and each row's `statement` first, each statement stringified once
+ * (statementTexts), and statementTexts itself left out.
  */
 export function insertStatementsJson(op: InsertStatementsOp): string {
-  const { rows, ...rest } = op;
-  const rowTexts = rows.map(({ statement, ...others }) => {
-    const text = JSON.stringify(statement);
-    journaledTexts.set(statement, text);
+  const { rows, statementTexts, ...rest } = op;
+  const rowTexts = rows.map(({ statement, ...others }, index) => {
+    const text = statementTexts?.[index] ?? JSON.stringify(statement);
     return `{"statement":${text},${JSON.stringify(others).slice(1)}`;
   });
   return `{"rows":[${rowTexts.join(',')}],${JSON.stringify(rest).slice(1)}`;
@@ -105,8 +108,8 @@ export function insertStatementsJson(op: InsertStatementsOp): string {
 /** Applies an `insertStatements` operation. The caller wraps it in a transaction. */
 export function applyInsertStatements(state: ApplyState, op: InsertStatementsOp): void {
   const { sql } = state;
-  const { storeNum, rows } = op;
-  for (const row of rows) {
+  const { storeNum, rows, statementTexts } = op;
+  for (const [index, row] of rows.entries()) {
     // A voiding statement may arrive before its target (xAPI 2.0 §2.2.4.3 lets the LRS accept it):
     // the target is then stored voided.
     const voided = sql.first('SELECT 1 FROM statements WHERE store_num = ? AND voids_statement_id = ? LIMIT 1', [
@@ -124,7 +127,7 @@ export function applyInsertStatements(state: ApplyState, op: InsertStatementsOp)
         row.seq,
         storeNum,
         row.statementId,
-        utf8(journaledTexts.get(row.statement) ?? JSON.stringify(row.statement)),
+        utf8(statementTexts?.[index] ?? JSON.stringify(row.statement)),
         row.signature,
         row.stored,
         toMs(row.stored),
