@@ -187,8 +187,9 @@ export class BackupSchedule {
       this.options.log(
         `backup written: ${file} (${summary.bytes} bytes, ${summary.statements} statements; ${tookMs} ms, the event loop held at most ${Math.round(held.max / 1e6)} ms)`,
       );
-      await this.prune();
+      // Scheduled before the prune awaits: the status never shows this backup with the last one's "next".
       this.schedule(new Date(started.getTime() + this.options.intervalMs));
+      await this.prune();
     } catch (error) {
       const attempts = (this.failure?.attempts ?? 0) + 1;
       const message = error instanceof Error ? error.message : String(error);
