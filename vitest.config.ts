@@ -23,6 +23,7 @@ const projectDefaults = {
  */
 const httpOnPostgres = [
   'admin-api',
+  'bench',
   'admin-console',
   'admin-events',
   'admin-guard',

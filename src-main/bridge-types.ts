@@ -23,6 +23,12 @@ export const CONNECTION_CHANNEL = 'lore:connection';
 export const DESKTOP_CHANNEL = 'lore:desktop';
 /** `invoke()`: takes a backup of the active connection and saves it where the user chooses. */
 export const BACKUP_CHANNEL = 'lore:backup';
+/** `invoke({slug, bytes})`: imports a course package (a zip) into a Store of the active connection. */
+export const PACKAGE_CHANNEL = 'lore:package';
+/** `invoke(url)`: opens a Test Bench launch URL in a window of its own. */
+export const LAUNCH_CHANNEL = 'lore:launch';
+/** `invoke({slug, registration, format})`: saves a Test Bench attempt's report where the user chooses. */
+export const REPORT_CHANNEL = 'lore:report';
 
 type ServiceState =
   /** Not started yet, or stopped on purpose (app quitting). */
@@ -74,6 +80,12 @@ export interface LoreBridge extends LoreDesktopBridge {
    * writes the SQLite file there. A cancelled dialog resolves `{ok: false}` with code `canceled`.
    */
   saveBackup(): Promise<SaveBackupResult>;
+  /** Imports a course package (the zip's bytes) into a Store of the active connection (Test Bench). */
+  importPackage(slug: string, bytes: ArrayBuffer): Promise<AdminBridgeResult<unknown>>;
+  /** Opens a launch URL of the active connection's service in a window of its own. */
+  openLaunch(url: string): Promise<AdminBridgeResult<null>>;
+  /** Saves an attempt's report (html or json); resolves with the path, or code `canceled`. */
+  saveAttemptReport(slug: string, registration: string, format: 'html' | 'json'): Promise<AdminBridgeResult<string>>;
 }
 
 export type SaveBackupResult = { ok: true; path: string } | { ok: false; error: AdminBridgeError };

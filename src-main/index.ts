@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { appPaths } from './app-paths';
-import { saveBackup } from './backup-saver';
+import { saveBackup, writeStreamToFile } from './backup-saver';
 import {
   ADMIN_CHANNEL,
   ADMIN_EVENT_CHANNEL,
@@ -17,6 +17,9 @@ import {
   BACKUP_CHANNEL,
   CONNECTION_CHANNEL,
   DESKTOP_CHANNEL,
+  LAUNCH_CHANNEL,
+  PACKAGE_CHANNEL,
+  REPORT_CHANNEL,
   SERVICE_STATUS_CHANNEL,
 } from './bridge-types';
 import type { AdminBridgeResult } from './bridge-types';
@@ -32,7 +35,8 @@ import { createServiceSupervisor } from './service-supervisor';
 import type { ServiceChild } from './service-supervisor';
 import { createTray, trayModel } from './tray';
 import type { LoreTray, TrayAction } from './tray';
-import { createMainWindow } from './window';
+import { importPackage, isLaunchUrlAllowed, saveAttemptReport } from './test-bench-bridge';
+import { createLaunchWindow, createMainWindow } from './window';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -169,6 +173,36 @@ function main(): void {
           return choice.canceled || !choice.filePath ? undefined : choice.filePath;
         },
       });
+    });
+    ipcMain.handle(PACKAGE_CHANNEL, (event, request: unknown) => {
+      if (!trusted(event)) return REFUSED;
+      return importPackage({ resolveTarget: () => controller.activeTarget(), fetch }, request);
+    });
+    ipcMain.handle(LAUNCH_CHANNEL, async (event, url: unknown): Promise<AdminBridgeResult<null>> => {
+      if (!trusted(event)) return REFUSED;
+      const resolution = await controller.activeTarget();
+      if (!resolution.ok) return resolution;
+      if (!isLaunchUrlAllowed(url, resolution.target.url)) {
+        return { ok: false, error: { status: 400, code: 'launch_url_refused', message: 'Only a launch URL of the service this console manages opens in a window.' } };
+      }
+      createLaunchWindow(url);
+      return { ok: true, value: null };
+    });
+    ipcMain.handle(REPORT_CHANNEL, (event, request: unknown) => {
+      if (!trusted(event)) return REFUSED;
+      return saveAttemptReport(
+        {
+          resolveTarget: () => controller.activeTarget(),
+          fetch,
+          writeFile: writeStreamToFile,
+          choosePath: async (suggestedName) => {
+            const options = { title: 'Save the Test Bench report', defaultPath: join(app.getPath('downloads'), suggestedName) };
+            const choice = mainWindow && !mainWindow.isDestroyed() ? await dialog.showSaveDialog(mainWindow, options) : await dialog.showSaveDialog(options);
+            return choice.canceled || !choice.filePath ? undefined : choice.filePath;
+          },
+        },
+        request,
+      );
     });
     ipcMain.handle(CONNECTION_CHANNEL, (event) => {
       if (!trusted(event)) throw new Error('Lore LRS: IPC refused for a page that is not the console');

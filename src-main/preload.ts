@@ -12,6 +12,9 @@ import {
   BACKUP_CHANNEL,
   CONNECTION_CHANNEL,
   DESKTOP_CHANNEL,
+  LAUNCH_CHANNEL,
+  PACKAGE_CHANNEL,
+  REPORT_CHANNEL,
   SERVICE_STATUS_CHANNEL,
 } from './bridge-types';
 import type { LoreBridge } from './bridge-types';
@@ -35,6 +38,9 @@ const bridge: LoreBridge = {
   onConnection: (listener) => subscribe(CONNECTION_CHANNEL, listener),
   desktop: (name, input) => ipcRenderer.invoke(DESKTOP_CHANNEL, { name, input }),
   saveBackup: () => ipcRenderer.invoke(BACKUP_CHANNEL),
+  importPackage: (slug, bytes) => ipcRenderer.invoke(PACKAGE_CHANNEL, { slug, bytes }),
+  openLaunch: (url) => ipcRenderer.invoke(LAUNCH_CHANNEL, url),
+  saveAttemptReport: (slug, registration, format) => ipcRenderer.invoke(REPORT_CHANNEL, { slug, registration, format }),
 };
 
 contextBridge.exposeInMainWorld('lore', bridge satisfies LoreBridge);

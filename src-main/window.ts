@@ -46,9 +46,9 @@ export function createMainWindow(options: MainWindowOptions): BrowserWindow {
  * Locks a web contents to the app: no navigation away from `appUrl`, no new windows (https links
  * go to the system browser instead), no <webview>, and no device permissions.
  */
-export function hardenWebContents(contents: WebContents, appUrl: string): void {
+export function hardenWebContents(contents: WebContents, appUrl: string, mayNavigate: (url: string) => boolean = (url) => isAllowedNavigation(url, appUrl)): void {
   contents.on('will-navigate', (event) => {
-    if (!isAllowedNavigation(event.url, appUrl)) event.preventDefault();
+    if (!mayNavigate(event.url)) event.preventDefault();
   });
   contents.on('will-attach-webview', (event) => event.preventDefault());
   contents.setWindowOpenHandler(({ url }) => {
@@ -63,4 +63,24 @@ export function hardenWebContents(contents: WebContents, appUrl: string): void {
     callback(isPermissionAllowed(permission));
   });
   contents.session.setPermissionCheckHandler((_contents, permission) => isPermissionAllowed(permission));
+}
+
+/**
+ * A Test Bench launch: the course in a window of its own, with no preload (no bridge to the app)
+ * and the same hardened preferences. It may move within the service that served it (a course
+ * navigates between its pages); links elsewhere go to the system browser, as in the console.
+ */
+export function createLaunchWindow(url: string, iconPath?: string): BrowserWindow {
+  const origin = new URL(url).origin;
+  const win = new BrowserWindow({
+    width: 1100,
+    height: 760,
+    title: 'Lore LRS: Test Bench',
+    autoHideMenuBar: true,
+    ...(iconPath !== undefined && { icon: iconPath }),
+    webPreferences: { ...HARDENED_WEB_PREFERENCES },
+  });
+  hardenWebContents(win.webContents, `${origin}/`, (target) => target.startsWith(`${origin}/`));
+  void win.loadURL(url);
+  return win;
 }

@@ -19,6 +19,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['storage/sqljs', 'storage/postgres'],
   ['storage/migrate', 'auth'],
   ['lrs'],
+  ['bench'],
   ['admin'],
   ['http'],
   ['service'],

@@ -4,9 +4,9 @@
  * which forwards to the active connection). Features depend on this interface only; lint forbids
  * them to import a transport.
  */
-import type { AdminInput, AdminOperationName, AdminOutput, LiveEventView, RefusalEventView } from '../../src-server/admin/contract';
+import type { AdminInput, AdminOperationName, AdminOutput, LiveEventView, PackageView, RefusalEventView } from '../../src-server/admin/contract';
 
-export type { AdminInput, AdminOperationName, AdminOutput, LiveEventView, RefusalEventView };
+export type { AdminInput, AdminOperationName, AdminOutput, LiveEventView, PackageView, RefusalEventView };
 
 /** Which deployment the console manages; the header always shows it. */
 export interface ConnectionInfo {
@@ -36,6 +36,15 @@ export interface AdminClient {
    * AdminError when the service refuses or cannot be reached.
    */
   downloadBackup(): Promise<BackupDownload>;
+  /**
+   * Imports a course package (its zip) into a Store for the Test Bench. Not a typed `call`: the
+   * body is a file, not JSON. Rejects with an AdminError naming the problem.
+   */
+  importPackage(slug: string, zip: Blob): Promise<PackageView>;
+  /** Opens a Test Bench launch URL: a new browser tab (web), a window of its own (desktop). */
+  openLaunch(url: string): Promise<void>;
+  /** Saves a Test Bench attempt's report (a download, or a save dialog in the desktop app). */
+  saveAttemptReport(slug: string, registration: string, format: 'html' | 'json'): Promise<BackupDownload>;
 }
 
 /** What "Download backup" did: saved as `name` (a file name, or the desktop app's path), or cancelled. */

@@ -5,7 +5,7 @@
  */
 import { dispositionFileName } from '../../src-server/admin/content-disposition';
 import { BACKUPS_PATH, buildAdminRequest } from '../../src-server/admin/contract';
-import type { AdminClient, AdminInput, BackupDownload, AdminOperationName, AdminOutput, ConnectionInfo, LiveEventView, RefusalEventView, SubscribeOptions } from './admin-client';
+import type { AdminClient, AdminInput, BackupDownload, AdminOperationName, AdminOutput, ConnectionInfo, LiveEventView, PackageView, RefusalEventView, SubscribeOptions } from './admin-client';
 import { AdminError } from './admin-client';
 import { parseErrorBody } from './error-body';
 import { createSseParser, reconnectDelayMs } from './sse';
@@ -19,6 +19,8 @@ export interface HttpClientOptions {
   onUnauthorized?: () => void;
   /** Hands a downloaded file to the user (the web console: save-download.ts); without it there are no downloads. */
   saveFile?: (blob: Blob, fileName: string) => void;
+  /** Opens a URL in a new tab (default window.open with noopener); tests pass their own. */
+  openWindow?: (url: string) => unknown;
 }
 
 export function createHttpAdminClient(options: HttpClientOptions): AdminClient {
@@ -97,12 +99,13 @@ export function createHttpAdminClient(options: HttpClientOptions): AdminClient {
     };
   }
 
-  async function downloadBackup(): Promise<BackupDownload> {
+  /** Fetches an admin file and hands it to the browser's download, named as the service names it. */
+  async function download(path: string, init: { method: 'GET' | 'POST'; accept: string }, fallbackName: string): Promise<BackupDownload> {
     const saveFile = options.saveFile;
     if (!saveFile) throw new AdminError({ status: 0, code: 'unsupported', message: 'This console cannot save downloads.' });
     let response: Response;
     try {
-      response = await doFetch(`${baseUrl}/admin/api${BACKUPS_PATH}`, { method: 'POST', headers: { authorization, accept: 'application/vnd.sqlite3' } });
+      response = await doFetch(`${baseUrl}/admin/api${path}`, { method: init.method, headers: { authorization, accept: init.accept } });
     } catch (error) {
       throw new AdminError({ status: 0, code: 'unreachable', message: `The service at ${baseUrl} cannot be reached (${(error as Error).message}).` });
     }
@@ -110,12 +113,46 @@ export function createHttpAdminClient(options: HttpClientOptions): AdminClient {
       if (response.status === 401) options.onUnauthorized?.();
       throw parseErrorBody(response.status, await response.text());
     }
-    const name = dispositionFileName(response.headers.get('content-disposition')) ?? `lore-backup-${new Date().toISOString().replace(/[:.]/g, '-')}.sqlite`;
+    const name = dispositionFileName(response.headers.get('content-disposition')) ?? fallbackName;
     const blob = await response.blob();
     saveFile(blob, name);
     return { saved: true, name };
   }
 
+  function downloadBackup(): Promise<BackupDownload> {
+    return download(BACKUPS_PATH, { method: 'POST', accept: 'application/vnd.sqlite3' }, `lore-backup-${new Date().toISOString().replace(/[:.]/g, '-')}.sqlite`);
+  }
+
+  function saveAttemptReport(slug: string, registration: string, format: 'html' | 'json'): Promise<BackupDownload> {
+    const path = `/stores/${encodeURIComponent(slug)}/attempts/${encodeURIComponent(registration)}/report?format=${format}`;
+    return download(path, { method: 'GET', accept: format === 'html' ? 'text/html' : 'application/json' }, `test-bench-report.${format}`);
+  }
+
+  async function importPackage(slug: string, zip: Blob): Promise<PackageView> {
+    let response: Response;
+    try {
+      response = await doFetch(`${baseUrl}/admin/api/stores/${encodeURIComponent(slug)}/packages`, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/zip' },
+        body: zip,
+      });
+    } catch (error) {
+      throw new AdminError({ status: 0, code: 'unreachable', message: `The service at ${baseUrl} cannot be reached (${(error as Error).message}).` });
+    }
+    const text = await response.text();
+    if (!response.ok) {
+      if (response.status === 401) options.onUnauthorized?.();
+      throw parseErrorBody(response.status, text);
+    }
+    return JSON.parse(text) as PackageView;
+  }
+
+  async function openLaunch(url: string): Promise<void> {
+    // A tab of its own, with no opener: the course cannot reach back into the console's page.
+    const openTab = (href: string) => (globalThis as unknown as { open: (url: string, target: string, features: string) => unknown }).open(href, '_blank', 'noopener');
+    (options.openWindow ?? openTab)(url);
+  }
+
   const info: ConnectionInfo = { kind: 'web', url: baseUrl, label: new URL(baseUrl).host };
-  return { call, subscribe, connection: async () => info, downloadBackup };
+  return { call, subscribe, connection: async () => info, downloadBackup, importPackage, openLaunch, saveAttemptReport };
 }

@@ -4,7 +4,7 @@
  * the same `buildAdminRequest`. The admin token never enters the renderer.
  */
 import type { LoreBridge } from '../../src-main/bridge-types';
-import type { AdminClient, AdminInput, BackupDownload, AdminOperationName, AdminOutput, LiveEventView, SubscribeOptions } from './admin-client';
+import type { AdminClient, AdminInput, BackupDownload, AdminOperationName, AdminOutput, LiveEventView, PackageView, SubscribeOptions } from './admin-client';
 import { AdminError } from './admin-client';
 
 export function createIpcAdminClient(bridge: LoreBridge): AdminClient {
@@ -37,6 +37,21 @@ export function createIpcAdminClient(bridge: LoreBridge): AdminClient {
     async downloadBackup(): Promise<BackupDownload> {
       const result = await bridge.saveBackup();
       if (result.ok) return { saved: true, name: result.path };
+      if (result.error.code === 'canceled') return { saved: false };
+      throw new AdminError(result.error);
+    },
+    async importPackage(slug: string, zip: Blob): Promise<PackageView> {
+      const result = await bridge.importPackage(slug, await zip.arrayBuffer());
+      if (!result.ok) throw new AdminError(result.error);
+      return result.value as PackageView;
+    },
+    async openLaunch(url: string): Promise<void> {
+      const result = await bridge.openLaunch(url);
+      if (!result.ok) throw new AdminError(result.error);
+    },
+    async saveAttemptReport(slug: string, registration: string, format: 'html' | 'json'): Promise<BackupDownload> {
+      const result = await bridge.saveAttemptReport(slug, registration, format);
+      if (result.ok) return { saved: true, name: result.value };
       if (result.error.code === 'canceled') return { saved: false };
       throw new AdminError(result.error);
     },

@@ -51,6 +51,9 @@ export function withSharedLiveEvents(client: AdminClient, lingerMs = LINGER_MS):
     call: (name, input) => client.call(name, input),
     connection: () => client.connection(),
     downloadBackup: () => client.downloadBackup(),
+    importPackage: (slug, zip) => client.importPackage(slug, zip),
+    openLaunch: (url) => client.openLaunch(url),
+    saveAttemptReport: (slug, registration, format) => client.saveAttemptReport(slug, registration, format),
     subscribe(onEvent, options = {}) {
       const listener: Listener = { onEvent, options };
       listeners.add(listener);

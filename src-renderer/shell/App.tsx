@@ -3,6 +3,7 @@ import type { MantineColorScheme } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import type { ReactNode } from 'react';
 import { ApiKeysScreen } from '../features/api-keys/ApiKeysScreen';
+import { BenchScreen } from '../features/bench/BenchScreen';
 import { CapacityBadge } from '../features/connection/CapacityBadge';
 import { ConnectionScreen } from '../features/connection/ConnectionScreen';
 import { useConnectionInfo } from '../features/connection/queries';
@@ -16,6 +17,7 @@ const NAV: { screen: Screen; label: string; description: string }[] = [
   { screen: 'stores', label: 'Stores', description: 'Endpoints, counts, test statements' },
   { screen: 'explorer', label: 'Statement Explorer', description: 'Search every statement received' },
   { screen: 'ingestion', label: 'Ingestion', description: 'Statements over time' },
+  { screen: 'bench', label: 'Test Bench', description: 'Launch a course, watch the attempt' },
   { screen: 'keys', label: 'Settings → API Keys', description: 'Credentials for content' },
   { screen: 'connection', label: 'Connection', description: 'The service this console manages' },
 ];
@@ -37,6 +39,15 @@ export function App({ headerExtra, onSignOut }: { headerExtra?: ReactNode; onSig
       break;
     case 'ingestion':
       screen = <IngestionScreen />;
+      break;
+    case 'bench':
+      screen = (
+        <BenchScreen
+          store={route.store}
+          registration={route.registration}
+          onNavigate={(store, registration) => navigate({ screen: 'bench', ...(store ? { store } : {}), ...(registration ? { registration } : {}) })}
+        />
+      );
       break;
     case 'connection':
       screen = <ConnectionScreen {...(onSignOut ? { onSignOut } : {})} />;

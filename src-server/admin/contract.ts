@@ -5,6 +5,8 @@
  */
 import { z } from 'zod';
 import { storeLimitsPatchSchema, storeLimitsSchema } from '../limits/service-limits';
+import { packageUnitSchema } from '../bench/package-description';
+import { referenceOutcomeSchema } from '../bench/reference-outcome';
 
 /** Path segments the service serves at its root: a Store cannot take them as its slug. */
 const RESERVED_SLUGS = [
@@ -320,6 +322,97 @@ export const BACKUPS_PATH = '/backups';
 /** The OpenAPI description of this API, below /admin/api (admin/openapi.ts); no token needed. */
 export const OPENAPI_PATH = '/openapi.json';
 
+// The Test Bench (src-server/bench/): packages, launches and attempts of a test Store.
+
+const packageViewSchema = z.object({
+  id: z.string(),
+  kind: z.enum(['tincan', 'cmi5']),
+  title: z.string(),
+  units: z.array(packageUnitSchema),
+  files: z.number().int(),
+  bytes: z.number().int(),
+  createdAt: isoTime,
+  /** The outcome marked as expected of it; every attempt is judged against it. */
+  reference: referenceOutcomeSchema.nullable(),
+});
+export type PackageView = z.infer<typeof packageViewSchema>;
+
+export const launchInputSchema = z.strictObject({
+  learner: z.strictObject({
+    name: z.string().trim().min(1, 'the learner needs a name').max(200),
+    mbox: z
+      .string()
+      .trim()
+      .transform((mbox) => (mbox.toLowerCase().startsWith('mailto:') ? mbox : `mailto:${mbox}`))
+      .pipe(z.string().regex(/^mailto:[^@\s]+@[^@\s]+$/, 'the learner\'s mbox is an email address')),
+  }),
+  /** cmi5: the AU's id in cmi5.xml; default the first AU. */
+  unit: z.string().min(1).optional(),
+  launchMode: z.enum(['Normal', 'Browse', 'Review']).optional(),
+});
+
+const launchViewSchema = z.object({ url: z.string(), registration: z.string(), launchId: z.string() });
+
+const attemptOutcomeSchema = z.object({
+  completion: z.boolean().nullable(),
+  success: z.boolean().nullable(),
+  score: z.object({ scaled: z.number().optional(), raw: z.number().optional(), min: z.number().optional(), max: z.number().optional() }).nullable(),
+  duration: z.string().nullable(),
+});
+
+const violationSchema = z.object({
+  statementId: z.string().nullable(),
+  rule: z.string(),
+  severity: z.enum(['error', 'warning']),
+  message: z.string(),
+});
+
+const attemptViewSchema = z.object({
+  registration: z.string(),
+  packageId: z.string(),
+  actor: z.record(z.string(), z.unknown()),
+  launches: z.array(
+    z.object({
+      id: z.string(),
+      unitId: z.string(),
+      sessionId: z.string().nullable(),
+      launchMode: z.string().nullable(),
+      createdAt: isoTime,
+      fetchedAt: isoTime.nullable(),
+      keyId: z.string().nullable(),
+    }),
+  ),
+  statements: z.array(
+    z.object({ id: z.string(), stored: isoTime, keyId: z.string(), byLms: z.boolean(), voided: z.boolean(), statement: z.record(z.string(), z.unknown()) }),
+  ),
+  documents: z.array(
+    z.object({ stateId: z.string(), activityId: z.string(), updated: isoTime, etag: z.string(), contentType: z.string(), content: z.unknown() }),
+  ),
+  outcome: attemptOutcomeSchema,
+  units: z.array(z.object({ unitId: z.string(), outcome: attemptOutcomeSchema })),
+  violations: z.array(violationSchema),
+  /** What the package calls its Activities, by the ids statements use. */
+  activityTitles: z.record(z.string(), z.string()),
+  reference: referenceOutcomeSchema.nullable(),
+  /** This attempt against the reference; null without one. */
+  verdict: z
+    .object({
+      met: z.boolean(),
+      criteria: z.array(z.object({ criterion: z.enum(['completion', 'success', 'minScore']), expected: z.string(), actual: z.string(), met: z.boolean() })),
+    })
+    .nullable(),
+});
+export type AttemptView = z.infer<typeof attemptViewSchema>;
+
+const attemptSummarySchema = z.object({
+  registration: z.string(),
+  packageId: z.string(),
+  title: z.string(),
+  actor: z.record(z.string(), z.unknown()),
+  launches: z.number().int(),
+  lastLaunchedAt: isoTime,
+});
+
 const slugParam = z.object({ slug: z.string() });
 const keyParams = z.object({ slug: z.string(), id: z.string() });
 const empty = z.object({});
@@ -353,6 +446,18 @@ export const adminOperations = {
   'refusals.store': { method: 'GET', path: '/stores/:slug/refusals', input: slugParam.extend(refusalsQuerySchema.shape), output: refusalPageSchema },
   'refusals.service': { method: 'GET', path: '/refusals', input: refusalsQuerySchema, output: refusalPageSchema },
   'metrics.ingestion': { method: 'GET', path: '/metrics/ingestion', input: ingestionQuerySchema, output: ingestionReportSchema },
+  'packages.list': { method: 'GET', path: '/stores/:slug/packages', input: slugParam, output: z.object({ packages: z.array(packageViewSchema) }) },
+  'packages.delete': { method: 'DELETE', path: '/stores/:slug/packages/:id', input: keyParams, output: z.void() },
+  'packages.launch': { method: 'POST', path: '/stores/:slug/packages/:id/launches', input: keyParams.extend(launchInputSchema.shape), output: launchViewSchema },
+  'packages.setReference': {
+    method: 'POST',
+    path: '/stores/:slug/packages/:id/reference',
+    input: keyParams.extend(referenceOutcomeSchema.shape),
+    output: packageViewSchema,
+  },
+  'packages.clearReference': { method: 'DELETE', path: '/stores/:slug/packages/:id/reference', input: keyParams, output: packageViewSchema },
+  'attempts.list': { method: 'GET', path: '/stores/:slug/attempts', input: slugParam, output: z.object({ attempts: z.array(attemptSummarySchema) }) },
+  'attempts.get': { method: 'GET', path: '/stores/:slug/attempts/:registration', input: z.object({ slug: z.string(), registration: z.string() }), output: attemptViewSchema },
 } as const satisfies Record<string, { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; path: string; input: z.ZodType; output: z.ZodType }>;
 
 /**
@@ -380,6 +485,21 @@ export const adminRawOperations = {
     output: { mediaType: 'application/vnd.sqlite3', schema: null },
     needsAdminToken: true,
   },
+  'packages.import': {
+    method: 'POST',
+    path: '/stores/:slug/packages',
+    input: slugParam,
+    body: 'application/zip',
+    output: { mediaType: 'application/json', schema: packageViewSchema },
+    needsAdminToken: true,
+  },
+  'attempts.report': {
+    method: 'GET',
+    path: '/stores/:slug/attempts/:registration/report',
+    input: z.object({ slug: z.string(), registration: z.string(), format: z.enum(['html', 'json']).default('html') }),
+    output: { mediaType: 'text/html', schema: null },
+    needsAdminToken: true,
+  },
   'openapi.get': {
     method: 'GET',
     path: OPENAPI_PATH,
@@ -390,7 +510,15 @@ export const adminRawOperations = {
   },
 } as const satisfies Record<
   string,
-  { method: 'GET' | 'POST'; path: string; input: z.ZodType; output: { mediaType: string; schema: z.ZodType | null }; needsAdminToken: boolean }
+  {
+    method: 'GET' | 'POST';
+    path: string;
+    input: z.ZodType;
+    /** The media type of a body that is not JSON (a file). */
+    body?: string;
+    output: { mediaType: string; schema: z.ZodType | null };
+    needsAdminToken: boolean;
+  }
 >;
 export type AdminRawOperationName = keyof typeof adminRawOperations;
 

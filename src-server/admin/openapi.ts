@@ -12,7 +12,7 @@ type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSc
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /** Operations that answer 201 (they create something); the others answer 200, or 204 without a body. */
-const CREATED: ReadonlySet<AdminOperationName> = new Set(['stores.create', 'apiKeys.create', 'apiKeys.rotate']);
+const CREATED: ReadonlySet<AdminOperationName> = new Set(['stores.create', 'apiKeys.create', 'apiKeys.rotate', 'packages.launch']);
 
 /** What the raw operations' answers are, in words: their media type alone does not say. */
 const RAW_PROSE: Record<AdminRawOperationName, { summary: string; description: string; answer: string }> = {
@@ -31,6 +31,20 @@ const RAW_PROSE: Record<AdminRawOperationName, { summary: string; description: s
       '`npm run restore` puts it back. Scheduled backups are written by the service itself (see `backups` in the status). ' +
       'A storage that takes no backups itself answers 501.',
     answer: 'The SQLite file, as an attachment.',
+  },
+  'packages.import': {
+    summary: 'Import a course package into a test Store (Test Bench)',
+    description:
+      'The body is the zip of a Tin Can (tincan.xml) or cmi5 (cmi5.xml) package, as an authoring tool publishes it. ' +
+      'A package whose paths leave its folder, over the size limits, or with a broken manifest is refused with 400 naming the file and the problem.',
+    answer: 'The package as listed (201).',
+  },
+  'attempts.report': {
+    summary: 'A Test Bench attempt as a report to keep (a download)',
+    description:
+      'format=html (default): a self-contained page a person reads or prints: the outcome, the verdict against the package\'s reference, ' +
+      'the rules broken, the timeline and the State documents. format=json: the same data as application/json, for tools.',
+    answer: 'The report, as an attachment.',
   },
   'openapi.get': {
     summary: 'This description',
@@ -102,9 +116,9 @@ function typedResponses(name: AdminOperationName, output: z.ZodType): Record<str
   };
 }
 
-function rawResponses(output: { mediaType: string; schema: z.ZodType | null }, description: string): Record<string, unknown> {
+function rawResponses(output: { mediaType: string; schema: z.ZodType | null }, description: string, status: number): Record<string, unknown> {
   const schema = output.schema === null ? { type: 'string', format: 'binary' } : jsonSchema(output.schema, 'output');
-  return { 200: { description, content: { [output.mediaType]: { schema } } } };
+  return { [status]: { description, content: { [output.mediaType]: { schema } } } };
 }
 
 export function buildOpenApiDocument(options: { version: string; serverUrl?: string }): Record<string, unknown> {
@@ -115,12 +129,15 @@ export function buildOpenApiDocument(options: { version: string; serverUrl?: str
     ...(Object.entries(adminRawOperations) as Array<[AdminRawOperationName, (typeof adminRawOperations)[AdminRawOperationName]]>).map(
       ([name, operation]) => {
         const prose = RAW_PROSE[name];
-        return describeOperation(name, operation, {
+        const body = 'body' in operation ? operation.body : undefined;
+        const described = describeOperation(name, operation, {
           summary: prose.summary,
           description: prose.description,
           needsAdminToken: operation.needsAdminToken,
-          responses: rawResponses(operation.output, prose.answer),
+          responses: rawResponses(operation.output, prose.answer, body === undefined ? 200 : 201),
         });
+        if (body !== undefined) described.operation.requestBody = { required: true, content: { [body]: { schema: { type: 'string', format: 'binary' } } } };
+        return described;
       },
     ),
   ];

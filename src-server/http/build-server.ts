@@ -53,6 +53,11 @@ import type { BackupScheduleView } from '../admin/contract';
 import { RefusalRecorder } from '../admin/refusal-recorder';
 import { refusalLogPlugin } from './plugins/refusal-log';
 import refusalRoutes from './routes/admin/refusals';
+// The Test Bench: packages launched against test Stores, and the LMS side of their launches.
+import type { BenchContext } from '../bench/bench-context';
+import { LmsReactions } from '../bench/lms-reactions';
+import benchRoutes from './routes/admin/bench';
+import benchContentRoutes from './routes/bench-content';
 
 export interface ServerOptions {
   storage: Storage;
@@ -120,6 +125,17 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   const clock = new StoredClock();
   // Other processes on the same database learn from the storage how far this one's writes reach.
   options.storage.useStampFloor?.(() => clock.floorMs());
+  const bench: BenchContext = { storage: options.storage, clock, publicUrl: options.publicUrl, events, log: (message) => app.log.warn(message) };
+  // What the LRS records is heard by the console's live events and by the Test Bench's LMS (moveOn).
+  const lms = new LmsReactions(bench);
+  app.addHook('onClose', async () => lms.settled());
+  const recorded = {
+    announceStatements: (...args: Parameters<LiveEventBus['announceStatements']>) => {
+      events.announceStatements(...args);
+      lms.announceStatements(...args);
+    },
+    announceRejections: (...args: Parameters<LiveEventBus['announceRejections']>) => events.announceRejections(...args),
+  };
   const startedAt = new Date().toISOString();
   const adminDeps = { storage: options.storage, publicUrl: options.publicUrl };
   const limits = { storage: options.storage, limits: options.limits ?? LIMIT_DEFAULTS, buckets: new TokenBuckets() };
@@ -137,7 +153,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     await scope.register(bodyContentLimitsPlugin, limits);
     await scope.register(failedCredentialsPlugin, { backoff: authBackoff, identity: presentedXapiCredentials, verified: (request) => Boolean(request.lrsKey) });
     await scope.register(aboutRoutes);
-    await scope.register(statementRoutes, { storage: options.storage, clock, publicUrl: options.publicUrl, events });
+    await scope.register(statementRoutes, { storage: options.storage, clock, publicUrl: options.publicUrl, events: recorded });
     await scope.register(stateRoutes, { storage: options.storage, clock });
     await scope.register(activityProfileRoutes, { storage: options.storage, clock });
     await scope.register(agentProfileRoutes, { storage: options.storage, clock });
@@ -151,6 +167,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   void app.register(adminGuardPlugin, { policy: () => ({ bindHost: options.serviceInfo?.().host, publicUrl: options.publicUrl() }) });
   app.register(openApiRoutes, { prefix: '/admin/api', publicUrl: options.publicUrl });
   app.register(consoleRoutes, { rendererDir: options.rendererDir });
+  app.register(benchContentRoutes, { bench });
 
   app.register(
     async (admin) => {
@@ -169,6 +186,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
       await admin.register(explorerRoutes, adminDeps);
       await admin.register(backupRoutes, { ...adminDeps, dir: options.backupDir ?? tmpdir() }); // POST /backups: a download of the database
       await admin.register(refusalRoutes, { ...adminDeps, recorder: refusals });
+      await admin.register(benchRoutes, { bench });
     },
     { prefix: '/admin/api' },
   );

@@ -21,7 +21,7 @@ export class StorageNotFoundError extends Error {
 /** An insert collided with an existing record's unique id or slug. */
 export class StorageDuplicateError extends Error {
   constructor(
-    readonly code: 'store_exists' | 'slug_taken' | 'api_key_exists',
+    readonly code: 'store_exists' | 'slug_taken' | 'api_key_exists' | 'package_exists' | 'launch_exists',
     message: string,
   ) {
     super(message);

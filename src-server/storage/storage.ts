@@ -395,6 +395,47 @@ export type StorageChange =
   /** Stores or API keys changed: what a process keeps of them is stale. */
   | { kind: 'directory' };
 
+/**
+ * A course package imported into a Store for the Test Bench (src-server/bench/): what its manifest
+ * says, kept whole. Its files are kept beside it (writePackageFile); it is listed only once whole.
+ */
+export interface PackageRecord {
+  id: string;
+  storeId: string;
+  kind: 'tincan' | 'cmi5';
+  title: string;
+  /** The manifest as the Test Bench read it: a plain JSON value, opaque to storage. */
+  description: Record<string, unknown>;
+  files: number;
+  bytes: number;
+  createdAt: string;
+  /** The outcome a designer marked as expected of it (bench/reference-outcome.ts): opaque here; null: none. */
+  reference: Record<string, unknown> | null;
+}
+
+/** One launch of a package's unit for a learner: the attempt's registration, and its key. */
+export interface LaunchRecord {
+  id: string;
+  storeId: string;
+  packageId: string;
+  /** The unit launched: a cmi5 AU's publisher id, or a Tin Can course's Activity id. */
+  unitId: string;
+  registration: string;
+  /** The learner, as an Agent. */
+  actor: Record<string, unknown>;
+  /** cmi5: this launch's session id. Null for Tin Can. */
+  sessionId: string | null;
+  /** cmi5: Normal, Browse or Review. Null for Tin Can. */
+  launchMode: string | null;
+  /** cmi5: the hash of the fetch URL's one-time secret. Null for Tin Can. */
+  fetchSecretHash: string | null;
+  /** cmi5: when the fetch URL handed out its token; null until then. */
+  fetchedAt: string | null;
+  /** The API key the attempt writes with (Tin Can: made at launch; cmi5: made at fetch). */
+  keyId: string | null;
+  createdAt: string;
+}
+
 export interface Storage {
   // Stores
   insertStore(store: StoreRecord): Promise<void>;
@@ -471,6 +512,31 @@ export interface Storage {
   deleteDocument(storeId: string, key: DocumentKey, ifCurrent?: string): Promise<boolean>;
   /** Deletes every document of the set (`since` is ignored); resolves how many. */
   deleteDocuments(storeId: string, set: DocumentSet): Promise<number>;
+
+  // Test Bench (src-server/bench/): packages, their files, and launches. Emptying a Store keeps
+  // its packages and removes its launches; deleting it removes both, files included.
+  /** Keeps one file of a package not yet inserted (a package is listed only once whole). */
+  writePackageFile(storeId: string, packageId: string, path: string, content: Uint8Array): Promise<void>;
+  /** A file of a package, or null. `path` is relative and clean (bench/package-archive.ts). */
+  readPackageFile(storeId: string, packageId: string, path: string): Promise<Uint8Array | null>;
+  /** Removes the files of a package whose import failed before its record was inserted. */
+  discardPackageFiles(storeId: string, packageId: string): Promise<void>;
+  insertPackage(record: PackageRecord): Promise<void>;
+  listPackages(storeId: string): Promise<PackageRecord[]>;
+  findPackage(storeId: string, id: string): Promise<PackageRecord | null>;
+  /** Deletes the package with its files and launches. False when there was none. */
+  deletePackage(storeId: string, id: string): Promise<boolean>;
+  /** Sets (or, with null, clears) a package's reference outcome. False when there is no such package. */
+  setPackageReference(storeId: string, id: string, reference: Record<string, unknown> | null): Promise<boolean>;
+  insertLaunch(record: LaunchRecord): Promise<void>;
+  findLaunch(storeId: string, id: string): Promise<LaunchRecord | null>;
+  /** A Store's launches, oldest first; only those of one registration when it is named. */
+  listLaunches(storeId: string, query: { registration?: string }): Promise<LaunchRecord[]>;
+  /**
+   * Marks a cmi5 launch's fetch URL used, with the key it handed out: true only for the first
+   * call of all processes sharing the storage; false when it was used already.
+   */
+  redeemLaunchFetch(storeId: string, id: string, at: string, keyId: string): Promise<boolean>;
 
   // Console: statistics and maintenance (the Ingestion and Stores screens of the admin console)
   /**

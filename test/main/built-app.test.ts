@@ -210,7 +210,7 @@ describe('the built desktop app under a stand-in electron', () => {
   });
 
   it('registers one handler per channel and answers the console page only', () => {
-    expect([...record.ipcHandlers].sort()).toEqual(['lore:admin', 'lore:backup', 'lore:connection', 'lore:desktop', 'lore:service-status']);
+    expect([...record.ipcHandlers].sort()).toEqual(['lore:admin', 'lore:backup', 'lore:connection', 'lore:desktop', 'lore:launch', 'lore:package', 'lore:report', 'lore:service-status']);
     expect(ipc(record, 'lore:service-status', true)?.result?.['state']).toBe('running');
     expect(ipc(record, 'lore:service-status', false)?.error).toMatch(/IPC refused/);
     expect(ipc(record, 'lore:connection', true)?.result).toEqual({ kind: 'local', url: record.scenario?.running.url, label: 'Local service' });
@@ -219,6 +219,12 @@ describe('the built desktop app under a stand-in electron', () => {
     expect(ipc(record, 'lore:desktop', false)?.result).toMatchObject({ ok: false, error: { status: 403 } });
     expect(ipc(record, 'lore:backup', false)?.result).toMatchObject({ ok: false, error: { status: 403, code: 'forbidden' } });
     expect(ipc(record, 'lore:backup', true)?.result).toMatchObject({ ok: false, error: { code: 'canceled' } });
+    expect(ipc(record, 'lore:package', false)?.result).toMatchObject({ ok: false, error: { status: 403, code: 'forbidden' } });
+    expect(ipc(record, 'lore:launch', false)?.result).toMatchObject({ ok: false, error: { status: 403, code: 'forbidden' } });
+    expect(ipc(record, 'lore:package', true)?.result).toMatchObject({ ok: false, error: { status: 404, code: 'store_not_found' } });
+    expect(ipc(record, 'lore:launch', true)?.result).toMatchObject({ ok: false, error: { status: 400, code: 'launch_url_refused' } });
+    expect(ipc(record, 'lore:report', false)?.result).toMatchObject({ ok: false, error: { status: 403, code: 'forbidden' } });
+    expect(ipc(record, 'lore:report', true)?.result).toMatchObject({ ok: false, error: { status: 404, code: 'store_not_found' } });
     expect(ipc(record, 'lore:desktop', true)?.result).toMatchObject({
       ok: true,
       value: { connection: { kind: 'local' }, local: { status: { state: 'running' }, settings: { port: 0 } }, preferences: { keepServiceRunning: false } },
@@ -328,7 +334,20 @@ describe('the built preload', () => {
     });
     expect(required).toEqual(['electron']);
     const bridge = exposed['lore'] as LoreBridge;
-    expect(Object.keys(bridge).sort()).toEqual(['admin', 'connection', 'desktop', 'onAdminEvent', 'onAdminRefusal', 'onConnection', 'onServiceStatus', 'saveBackup', 'serviceStatus']);
+    expect(Object.keys(bridge).sort()).toEqual([
+      'admin',
+      'connection',
+      'desktop',
+      'importPackage',
+      'onAdminEvent',
+      'onAdminRefusal',
+      'onConnection',
+      'onServiceStatus',
+      'openLaunch',
+      'saveAttemptReport',
+      'saveBackup',
+      'serviceStatus',
+    ]);
     void bridge.serviceStatus();
     void bridge.admin('stores.get', { slug: 'demo' });
     void bridge.desktop('service.restart', {});

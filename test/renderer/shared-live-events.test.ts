@@ -13,6 +13,9 @@ function countingClient() {
     call: () => Promise.reject(new Error('not used')),
     connection: () => Promise.reject(new Error('not used')),
     downloadBackup: () => Promise.reject(new Error('not used')),
+    importPackage: () => Promise.reject(new Error('not used')),
+    openLaunch: () => Promise.reject(new Error('not used')),
+    saveAttemptReport: () => Promise.reject(new Error('not used')),
     subscribe(listener, options = {}) {
       const stream = { listener, options, closed: false };
       streams.push(stream);

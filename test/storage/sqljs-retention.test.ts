@@ -71,7 +71,7 @@ describe('retention of the rejected-statement log (sql.js)', () => {
     expect(kept).toHaveLength(10);
 
     await storage.flush();
-    const replayed = await open(await crashCopy(dir));
+    const replayed = await open(await crashCopy(dir), { maxPerStore: 10, maxAgeDays: 36_500 });
     expect(await rejectionSeqs(replayed, store.id)).toEqual(kept);
     expect((await replayed.stats(store.id)).rejections).toBe(10);
   });

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Storage, StatementQuery, StoreRecord } from '../../src-server/storage/storage';
 import { statementAsReceived } from '../../src-server/xapi/received-statement';
 import { describeActivitiesContract } from './activities-contract';
+import { describeBenchContract } from './bench-contract';
 import { describeConsoleContract } from './console-contract';
 import { describeDocumentContract } from './document-contract';
 import { describeStatementTargetsContract } from './statement-targets-contract';
@@ -63,6 +64,7 @@ export function describeStorageContract(name: string, open: () => Promise<Contra
     describeStatementTargetsContract(ctx);
     describeConsoleContract(ctx);
     describeActivitiesContract(ctx);
+    describeBenchContract(ctx);
 
     async function insert(...specs: Parameters<typeof makeStatement>[0][]): Promise<string[]> {
       const rows = specs.map((spec) => makeStatement(spec));

@@ -200,6 +200,50 @@ CREATE TABLE service_settings (
   value text NOT NULL
 );
 `,
+  // The Test Bench (src-server/bench/): packages, their files (rows, so every process serves
+  // them) and launches. Files are written before their package's record, so they refer to the
+  // Store only; a Store's deletion takes all three with it.
+  `
+CREATE TABLE bench_packages (
+  store_num integer NOT NULL REFERENCES stores (num) ON DELETE CASCADE,
+  id text NOT NULL,
+  store_id text NOT NULL,
+  kind text NOT NULL,
+  title text NOT NULL,
+  description text NOT NULL,
+  files integer NOT NULL,
+  bytes bigint NOT NULL,
+  created_at text NOT NULL,
+  reference text,
+  PRIMARY KEY (store_num, id)
+);
+
+CREATE TABLE bench_package_files (
+  store_num integer NOT NULL REFERENCES stores (num) ON DELETE CASCADE,
+  package_id text NOT NULL,
+  path text NOT NULL,
+  content bytea NOT NULL,
+  PRIMARY KEY (store_num, package_id, path)
+);
+
+CREATE TABLE bench_launches (
+  store_num integer NOT NULL REFERENCES stores (num) ON DELETE CASCADE,
+  id text NOT NULL,
+  store_id text NOT NULL,
+  package_id text NOT NULL,
+  unit_id text NOT NULL,
+  registration text NOT NULL,
+  actor text NOT NULL,
+  session_id text,
+  launch_mode text,
+  fetch_secret_hash text,
+  fetched_at text,
+  key_id text,
+  created_at text NOT NULL,
+  PRIMARY KEY (store_num, id)
+);
+CREATE INDEX bench_launches_registration ON bench_launches (store_num, registration);
+`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -35,12 +35,28 @@ import type {
   StoredRefusal,
   StoredStatement,
   StorageChange,
+  LaunchRecord,
+  PackageRecord,
 } from '../storage';
 import { StorageNotFoundError } from '../errors';
 import { refusalFields } from '../row-values';
 import { DEFAULT_RETENTION_BOUNDS, DEFAULT_RETENTION_INTERVAL_MS } from '../retention-bounds';
 import type { RejectionRetention } from '../retention-bounds';
 import type { PortableRecord } from '../portable';
+import {
+  deletePackageRows,
+  discardPackageFileRows,
+  findLaunchRow,
+  findPackageRow,
+  insertLaunchRow,
+  insertPackageRow,
+  listLaunchRows,
+  listPackageRows,
+  readPackageFileRow,
+  redeemLaunchFetchRow,
+  setPackageReferenceRow,
+  writePackageFileRow,
+} from './bench';
 import { ChangeFeed } from './change-feed';
 import { DirectoryCache } from './directory-cache';
 import { exportPostgresRecords } from './export-records';
@@ -388,6 +404,62 @@ export class PostgresStorage implements Storage {
 
   deleteDocuments(storeId: string, set: DocumentSet): Promise<number> {
     return this.write(async (tx) => deleteDocumentRows(tx, await this.storeNumFor(tx, storeId), set));
+  }
+
+  // Test Bench: packages, their files and launches (bench.ts)
+
+  async writePackageFile(storeId: string, packageId: string, path: string, content: Uint8Array): Promise<void> {
+    await this.write(async (tx) => writePackageFileRow(tx, await this.storeNumFor(tx, storeId), packageId, path, content));
+  }
+
+  readPackageFile(storeId: string, packageId: string, path: string): Promise<Uint8Array | null> {
+    return this.read(storeId, null, (storeNum) => readPackageFileRow(this.db, storeNum, packageId, path));
+  }
+
+  async discardPackageFiles(storeId: string, packageId: string): Promise<void> {
+    await this.write(async (tx) => discardPackageFileRows(tx, await this.storeNumFor(tx, storeId), packageId));
+  }
+
+  async insertPackage(record: PackageRecord): Promise<void> {
+    await this.write(async (tx) => insertPackageRow(tx, await this.storeNumFor(tx, record.storeId), record));
+  }
+
+  listPackages(storeId: string): Promise<PackageRecord[]> {
+    return this.read(storeId, [], (storeNum) => listPackageRows(this.db, storeNum));
+  }
+
+  findPackage(storeId: string, id: string): Promise<PackageRecord | null> {
+    return this.read(storeId, null, (storeNum) => findPackageRow(this.db, storeNum, id));
+  }
+
+  deletePackage(storeId: string, id: string): Promise<boolean> {
+    return this.write(async (tx) => {
+      const { rows } = await tx.query<{ num: number }>('SELECT num FROM stores WHERE id = $1 FOR SHARE', [storeId]);
+      return rows[0] ? deletePackageRows(tx, rows[0].num, id) : false;
+    });
+  }
+
+  setPackageReference(storeId: string, id: string, reference: Record<string, unknown> | null): Promise<boolean> {
+    return this.write(async (tx) => {
+      const { rows } = await tx.query<{ num: number }>('SELECT num FROM stores WHERE id = $1 FOR SHARE', [storeId]);
+      return rows[0] ? setPackageReferenceRow(tx, rows[0].num, id, reference) : false;
+    });
+  }
+
+  async insertLaunch(record: LaunchRecord): Promise<void> {
+    await this.write(async (tx) => insertLaunchRow(tx, await this.storeNumFor(tx, record.storeId), record));
+  }
+
+  findLaunch(storeId: string, id: string): Promise<LaunchRecord | null> {
+    return this.read(storeId, null, (storeNum) => findLaunchRow(this.db, storeNum, id));
+  }
+
+  listLaunches(storeId: string, query: { registration?: string }): Promise<LaunchRecord[]> {
+    return this.read(storeId, [], (storeNum) => listLaunchRows(this.db, storeNum, query.registration));
+  }
+
+  redeemLaunchFetch(storeId: string, id: string, at: string, keyId: string): Promise<boolean> {
+    return this.write(async (tx) => redeemLaunchFetchRow(tx, await this.storeNumFor(tx, storeId), id, at, keyId));
   }
 
   // Console: statistics and maintenance (ingestion.ts, records.ts)

@@ -36,8 +36,23 @@ interface KeyRow {
   replaced_by: string | null;
 }
 
-/** Every table that holds a Store's rows, by `store_num` (the Store and its keys aside). */
-const STORE_TABLES = ['term_postings', 'terms', 'statements', 'attachments', 'activities', 'rejections', 'documents', 'refusals', 'ingestion_minutes', 'ingestion_top'];
+/**
+ * Every table that holds a Store's rows, by `store_num`: emptied with the Store. Its keys and the
+ * Test Bench's packages stay, and go (by cascade) only with the Store.
+ */
+const STORE_TABLES = [
+  'term_postings',
+  'terms',
+  'statements',
+  'attachments',
+  'activities',
+  'rejections',
+  'documents',
+  'refusals',
+  'ingestion_minutes',
+  'ingestion_top',
+  'bench_launches',
+];
 
 function limitsColumn(limits: StoreRecord['limits']): string | null {
   return limits === undefined || Object.keys(limits).length === 0 ? null : JSON.stringify(limits);

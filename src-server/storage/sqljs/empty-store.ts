@@ -28,10 +28,11 @@ export const STORE_DATA_TABLES = [
   'ingestion_minutes',
   'ingestion_top_hours',
   'ingestion_top_days',
+  'bench_launches',
 ] as const;
 
 /** Store-keyed tables that emptying keeps (settings of the Store rather than its data). */
-export const KEPT_STORE_TABLES: readonly string[] = [];
+export const KEPT_STORE_TABLES: readonly string[] = ['bench_packages'];
 
 /** Deletes every row of the Store's data: emptying it, and deleting it (stores.ts). */
 export function deleteStoreRows(state: ApplyState, storeNum: number): void {

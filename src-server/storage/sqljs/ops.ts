@@ -5,6 +5,8 @@
  * module declares its operations, builds them and applies them; this file only dispatches.
  */
 import { applyApiKeyOp } from './api-keys';
+import { applyBenchOp } from './bench';
+import type { BenchOp } from './bench';
 import type { ApplyState } from './apply-state';
 import { flushPendingIngestion, flushPendingIngestionBefore } from './ingestion';
 import type { ApiKeyOp } from './api-keys';
@@ -39,6 +41,8 @@ export type Op =
   | PruneRejectionsOp
   /** The log of refused requests and its retention (refusals.ts). */
   | RefusalOp
+  /** The Test Bench's packages and launches (bench.ts). */
+  | BenchOp
   | LostRecordsOp;
 
 /**
@@ -109,6 +113,13 @@ export function applyOp(state: ApplyState, op: Op): void {
     case 'insertRefusals':
     case 'pruneRefusals':
       applyRefusalOp(state, op);
+      return;
+    case 'insertPackage':
+    case 'deletePackage':
+    case 'setPackageReference':
+    case 'insertLaunch':
+    case 'redeemLaunchFetch':
+      applyBenchOp(state, op);
       return;
     case 'lostRecords':
       return;

@@ -7,6 +7,7 @@
  * implicit at the end of each of its indexes), so it never sorts (docs/design.md, "Storage on sql.js").
  */
 import { ensureActivitiesTable } from './activities';
+import { ensureBenchTables } from './bench';
 import { ensureDocumentSchema } from './documents';
 import { ensureIngestionTables } from './ingestion';
 import { ensureReceivedColumns } from './received';
@@ -127,6 +128,7 @@ export function ensureSchema(sql: Sql): Meta {
   ensureStoreLimitsColumn(sql); // a Store's own limits
   ensureTermTables(sql); // index terms by id (converts the earlier statement_terms)
   ensureRefusalsTable(sql); // the log of refused requests
+  ensureBenchTables(sql); // the Test Bench's packages and launches
   return meta;
 }
 

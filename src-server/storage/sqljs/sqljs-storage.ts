@@ -21,6 +21,8 @@ import type {
   IngestionQuery,
   IngestionStats,
   InsertStatementsResult,
+  LaunchRecord,
+  PackageRecord,
   RefusalPage,
   RefusalQuery,
   RefusalRow,
@@ -39,6 +41,9 @@ import type {
 } from '../storage';
 import type { PortableRecord } from '../portable';
 import { findActivityRow } from './activities';
+import { findLaunchRow, findPackageRow, insertLaunchOp, insertPackageOp, listedPackageFolders, listLaunchRows, listPackageRows } from './bench';
+import { PackageFiles } from './package-files';
+import path from 'node:path';
 import { exportSqljsRecords } from './export-records';
 import { CapacityGuard, DEFAULT_CAPACITY_LIMIT_BYTES } from './capacity';
 import { pruneRejections, pruneStepwise } from './pruning';
@@ -86,7 +91,15 @@ const EMPTY_INGESTION: IngestionStats = { series: [], totals: { accepted: 0, voi
 
 /** Opens (creating when needed) the data directory: lock, snapshot, journal replay. */
 export async function openSqljsStorage(options: SqljsStorageOptions): Promise<SqljsStorage> {
-  return new SqljsStorage(await DurableDatabase.open(options), options);
+  const db = await DurableDatabase.open(options);
+  // Package files without a record: an import a crash cut short, a Store deleted meanwhile.
+  const kept = listedPackageFolders(db.sql);
+  await new PackageFiles(packagesDir(db.dataDir)).sweep((storeId, packageId) => kept.has(`${storeId}/${packageId}`));
+  return new SqljsStorage(db, options);
+}
+
+function packagesDir(dataDir: string): string {
+  return path.join(dataDir, 'packages');
 }
 
 export class SqljsStorage implements Storage {
@@ -96,12 +109,15 @@ export class SqljsStorage implements Storage {
   private readonly stopRetention: () => void;
   /** Stores and keys as last read, for the per-request lookups (record-cache.ts). */
   private readonly records = new RecordCache();
+  /** The Test Bench's package files, in the data directory (package-files.ts). */
+  private readonly packageFiles: PackageFiles;
 
   constructor(
     private readonly db: DurableDatabase,
     private readonly options: Pick<SqljsStorageOptions, 'capacityLimitBytes' | 'rejectionRetention' | 'log' | 'wasmPath'> = {},
   ) {
     this.dataDir = db.dataDir;
+    this.packageFiles = new PackageFiles(packagesDir(db.dataDir));
     const log = options.log ?? (() => {});
     this.capacityGuard = new CapacityGuard(() => this.db.sql, () => this.db.journalBytes, options.capacityLimitBytes ?? DEFAULT_CAPACITY_LIMIT_BYTES, log);
     // Rejected-log retention (retention.ts): soon after open, then periodically; off unless configured.
@@ -157,6 +173,7 @@ export class SqljsStorage implements Storage {
   async deleteStore(id: string): Promise<void> {
     await this.db.writable();
     await this.commitIf(deleteStoreOp(this.db.state, id), { changesRecords: true });
+    await this.packageFiles.removeStore(id);
   }
 
   // API keys (api-keys.ts)
@@ -359,6 +376,76 @@ export class SqljsStorage implements Storage {
     for (const storeNum of [SERVICE_WIDE, ...this.db.state.storeNums.values()]) {
       await pruneStepwise(this.db, () => planPruneRefusals(this.db.sql, storeNum, bounds, nowMs));
     }
+  }
+
+  // Test Bench: packages and launches (bench.ts), package files (package-files.ts)
+
+  async writePackageFile(storeId: string, packageId: string, relativePath: string, content: Uint8Array): Promise<void> {
+    this.db.assertOpen();
+    await this.packageFiles.write(storeId, packageId, relativePath, content);
+  }
+
+  async readPackageFile(storeId: string, packageId: string, relativePath: string): Promise<Uint8Array | null> {
+    if (!this.read(storeId, null, (sql, storeNum) => findPackageRow(sql, storeNum, packageId))) return null;
+    return this.packageFiles.read(storeId, packageId, relativePath);
+  }
+
+  async discardPackageFiles(storeId: string, packageId: string): Promise<void> {
+    this.db.assertOpen();
+    await this.packageFiles.removePackage(storeId, packageId);
+  }
+
+  async insertPackage(record: PackageRecord): Promise<void> {
+    await this.db.writable();
+    await this.db.commit(insertPackageOp(this.db.sql, requireStoreNum(this.db.state, record.storeId), record));
+  }
+
+  async listPackages(storeId: string): Promise<PackageRecord[]> {
+    return this.read(storeId, [], listPackageRows);
+  }
+
+  async findPackage(storeId: string, id: string): Promise<PackageRecord | null> {
+    return this.read(storeId, null, (sql, storeNum) => findPackageRow(sql, storeNum, id));
+  }
+
+  async deletePackage(storeId: string, id: string): Promise<boolean> {
+    await this.db.writable();
+    const storeNum = this.db.state.storeNums.get(storeId);
+    if (storeNum === undefined || !findPackageRow(this.db.sql, storeNum, id)) return this.syncThen(false);
+    await this.db.commit({ t: 'deletePackage', storeNum, id });
+    // After the record: a crash between the two leaves files that the next open sweeps.
+    await this.packageFiles.removePackage(storeId, id);
+    return true;
+  }
+
+  async setPackageReference(storeId: string, id: string, reference: Record<string, unknown> | null): Promise<boolean> {
+    await this.db.writable();
+    const storeNum = this.db.state.storeNums.get(storeId);
+    if (storeNum === undefined || !findPackageRow(this.db.sql, storeNum, id)) return this.syncThen(false);
+    await this.db.commit({ t: 'setPackageReference', storeNum, id, reference });
+    return true;
+  }
+
+  async insertLaunch(record: LaunchRecord): Promise<void> {
+    await this.db.writable();
+    await this.db.commit(insertLaunchOp(this.db.sql, requireStoreNum(this.db.state, record.storeId), record));
+  }
+
+  async findLaunch(storeId: string, id: string): Promise<LaunchRecord | null> {
+    return this.read(storeId, null, (sql, storeNum) => findLaunchRow(sql, storeNum, id));
+  }
+
+  async listLaunches(storeId: string, query: { registration?: string }): Promise<LaunchRecord[]> {
+    return this.read(storeId, [], (sql, storeNum) => listLaunchRows(sql, storeNum, query.registration));
+  }
+
+  async redeemLaunchFetch(storeId: string, id: string, at: string, keyId: string): Promise<boolean> {
+    await this.db.writable();
+    const storeNum = requireStoreNum(this.db.state, storeId);
+    const launch = findLaunchRow(this.db.sql, storeNum, id);
+    if (!launch || launch.fetchedAt !== null) return this.syncThen(false);
+    await this.db.commit({ t: 'redeemLaunchFetch', storeNum, id, at, keyId });
+    return true;
   }
 
   // Console: statistics and maintenance (ingestion.ts, empty-store.ts)

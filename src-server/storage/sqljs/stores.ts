@@ -5,7 +5,7 @@
  */
 import { StorageDuplicateError, StorageNotFoundError } from '../errors';
 import type { StorageStats, StoreRecord } from '../storage';
-import { deleteStoreRows } from './empty-store';
+import { deleteStoreRows, KEPT_STORE_TABLES } from './empty-store';
 import type { ApplyState } from './apply-state';
 import { applyPatch, definedFields } from './patches';
 import type { PatchColumns } from './patches';
@@ -89,7 +89,10 @@ export function applyStoreOp(state: ApplyState, op: StoreOp): void {
     }
     case 'deleteStore': {
       const num = state.storeNums.get(op.id);
-      if (num !== undefined) deleteStoreRows(state, num);
+      if (num !== undefined) {
+        deleteStoreRows(state, num);
+        for (const table of KEPT_STORE_TABLES) sql.run(`DELETE FROM ${table} WHERE store_num = ?`, [num]);
+      }
       sql.run('DELETE FROM api_keys WHERE store_id = ?', [op.id]);
       sql.run('DELETE FROM stores WHERE id = ?', [op.id]);
       state.storeNums.delete(op.id);

@@ -10,7 +10,7 @@ import { hasScope, statementReadReach } from '../../../auth/api-key-check';
 import type { OperationFailure } from '../../../lrs/failure';
 import { readMore, readStatements, type ReadOptions, type StatementReadResult } from '../../../lrs/statement-reads';
 import { recordStatements } from '../../../lrs/statement-writes';
-import type { LiveEventBus } from '../../../admin/live-events';
+import type { StatementWriteContext } from '../../../lrs/statement-writes';
 import type { StoredClock } from '../../../lrs/stored-clock';
 import { buildMultipart, chooseBoundary, mediaTypeOf, parseMultipart } from '../../../xapi/multipart';
 import { readStatementParts } from '../../../xapi/statement-attachments';
@@ -25,7 +25,8 @@ export interface StatementRouteDeps {
   storage: Storage;
   clock: StoredClock;
   publicUrl: () => string;
-  events: LiveEventBus;
+  /** Who hears what was recorded: the console's live events, the Test Bench's LMS. */
+  events: StatementWriteContext['events'];
 }
 
 function failureToError(failure: OperationFailure): LrsError {
