@@ -158,6 +158,33 @@ describe('snapshots of the changed pages', () => {
     expect(await readdir(crashed)).not.toContain(SNAPSHOT_PAGES_TEMP_FILE);
   });
 
+  it('tell damage elsewhere in lore.sqlite when a crash cut the writing-in of a pages file short: its sums come first', async () => {
+    const { fs, control } = snapshotWritesFail(0);
+    const storage = await track(openIn(await tempDir(), { fs }));
+    const store = await withStore(storage);
+    await storage.insertStatements(store.id, Array.from({ length: 200 }, () => makeStatement()));
+    await storage.snapshot();
+    await storage.insertStatements(store.id, Array.from({ length: 20 }, () => makeStatement()));
+    // The pages file is complete; writing its pages into lore.sqlite fails at the first write.
+    control.failing = true;
+    await expect(storage.snapshot()).rejects.toThrow();
+    const crashed = await crashCopy(storage.dataDir);
+    const { pages } = decodeSnapshotPages(await readFile(path.join(crashed, SNAPSHOT_PAGES_FILE)));
+
+    // A page the pages file does not hold, damaged: the sums of the snapshot being finished name it.
+    const damagedDir = await crashCopy(crashed);
+    const image = await readFile(path.join(damagedDir, SNAPSHOT_FILE));
+    const untouched = [...Array(Math.floor(image.length / PAGE_BYTES)).keys()].filter((page) => page > 1 && !pages.includes(page));
+    const victim = untouched[Math.floor(untouched.length / 2)]!;
+    image.fill(0x55, victim * PAGE_BYTES, (victim + 1) * PAGE_BYTES);
+    await writeFile(path.join(damagedDir, SNAPSHOT_FILE), image);
+    await expect(openIn(damagedDir)).rejects.toThrow(new RegExp(`lore\\.sqlite is damaged: page ${victim} \\(`));
+
+    // Undamaged, the same crash opens with every statement.
+    const finished = await track(openIn(crashed));
+    expect((await finished.stats(store.id)).statements).toBe(220);
+  });
+
   it('refuse to open when the pages file is damaged, naming it', async () => {
     const storage = await track(openIn(await tempDir()));
     await withStore(storage);
