@@ -394,6 +394,21 @@ const attemptViewSchema = z.object({
   /** What the package calls its Activities, by the ids statements use. */
   activityTitles: z.record(z.string(), z.string()),
   reference: referenceOutcomeSchema.nullable(),
+  documentWrites: z.array(
+    z.object({
+      id: z.number().int(),
+      at: isoTime,
+      activityId: z.string(),
+      stateId: z.string(),
+      method: z.enum(['PUT', 'POST', 'DELETE']),
+      status: z.number().int(),
+      etagBefore: z.string().nullable(),
+      etagAfter: z.string().nullable(),
+      keyId: z.string(),
+      /** What the write changed, member by member; null when its content is not JSON or text kept. */
+      changes: z.array(z.object({ path: z.string(), before: z.unknown(), after: z.unknown() })).nullable(),
+    }),
+  ),
   /** This attempt against the reference; null without one. */
   verdict: z
     .object({

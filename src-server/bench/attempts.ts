@@ -9,6 +9,7 @@ import { checkAttempt } from './attempt-rules';
 import type { AttemptOutcome, AttemptStatement, Violation } from './attempt-rules';
 import { courseAus, courseBlocks, lmsActivityIds } from './cmi5-lms';
 import { LMS_VERBS } from './cmi5-vocabulary';
+import { documentChanges } from './document-writes';
 import type { LaunchMode } from './cmi5-lms';
 import { packageDescription, packageReference } from './packages';
 import { referenceVerdict } from './reference-outcome';
@@ -31,6 +32,8 @@ export interface AttemptView {
   activityTitles: Record<string, string>;
   reference: ReferenceOutcome | null;
   verdict: ReturnType<typeof referenceVerdict> | null;
+  /** Every State write of the attempt, done or refused, with the change it made. */
+  documentWrites: ReturnType<typeof documentChanges>;
 }
 
 /** Null when no launch of this Store has the registration. */
@@ -90,6 +93,7 @@ export async function attemptView(storage: Storage, store: StoreRecord, registra
     activityTitles: activityTitles(pkg.id, description),
     reference,
     verdict: reference === null ? null : referenceVerdict(outcome, reference),
+    documentWrites: documentChanges(await storage.listDocumentWrites(store.id, registration)),
   };
 }
 

@@ -55,6 +55,7 @@ import { refusalLogPlugin } from './plugins/refusal-log';
 import refusalRoutes from './routes/admin/refusals';
 // The Test Bench: packages launched against test Stores, and the LMS side of their launches.
 import type { BenchContext } from '../bench/bench-context';
+import { AttemptDocumentLog } from '../bench/document-writes';
 import { LmsReactions } from '../bench/lms-reactions';
 import benchRoutes from './routes/admin/bench';
 import benchContentRoutes from './routes/bench-content';
@@ -129,6 +130,8 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   // What the LRS records is heard by the console's live events and by the Test Bench's LMS (moveOn).
   const lms = new LmsReactions(bench);
   app.addHook('onClose', async () => lms.settled());
+  const documentLog = new AttemptDocumentLog(bench);
+  app.addHook('onClose', async () => documentLog.settled());
   const recorded = {
     announceStatements: (...args: Parameters<LiveEventBus['announceStatements']>) => {
       events.announceStatements(...args);
@@ -154,7 +157,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     await scope.register(failedCredentialsPlugin, { backoff: authBackoff, identity: presentedXapiCredentials, verified: (request) => Boolean(request.lrsKey) });
     await scope.register(aboutRoutes);
     await scope.register(statementRoutes, { storage: options.storage, clock, publicUrl: options.publicUrl, events: recorded });
-    await scope.register(stateRoutes, { storage: options.storage, clock });
+    await scope.register(stateRoutes, { storage: options.storage, clock, written: documentLog });
     await scope.register(activityProfileRoutes, { storage: options.storage, clock });
     await scope.register(agentProfileRoutes, { storage: options.storage, clock });
     await scope.register(activityRoutes, { storage: options.storage });

@@ -19,7 +19,39 @@ export interface DocumentContext {
   version: XapiVersion;
   /** Hands out update times that never go backwards, so `since` and Last-Modified agree. */
   clock: StoredClock;
+  /** The API key the request came with. */
+  keyId: string;
+  /** Who hears of each write to one document, done or refused for its version (the Test Bench). */
+  written?: DocumentWriteListener;
 }
+
+/**
+ * A write to one document, as it ended: stored (etagAfter set, and the content), deleted, or
+ * refused by a precondition or a race (status 409 or 412, nothing changed). Declared here, as
+ * what the LRS tells, so it does not depend on who listens.
+ */
+export interface DocumentWrite {
+  key: DocumentKey;
+  method: 'PUT' | 'POST' | 'DELETE';
+  status: 204 | 409 | 412;
+  etagBefore: string | null;
+  etagAfter: string | null;
+  contentType: string | null;
+  content: Uint8Array | null;
+  keyId: string;
+  at: string;
+}
+
+interface DocumentWriteListener {
+  /** Returns at once. */
+  announceDocumentWrite(store: StoreRecord, write: DocumentWrite): void;
+}
+
+function announce(ctx: DocumentContext, write: Omit<DocumentWrite, 'keyId' | 'at'>): void {
+  ctx.written?.announceDocumentWrite(ctx.store, { ...write, keyId: ctx.keyId, at: ctx.clock.now().toISOString() });
+}
+
+const isConflict = (status: number): status is 409 | 412 => status === 409 || status === 412;
 
 export interface DocumentFailure {
   status: 400 | 404 | 409 | 412;
@@ -69,7 +101,11 @@ export async function writeDocument(
       preconditions: request.preconditions,
       current: current?.etag ?? null,
     });
-    if (!decision.ok) return fail(decision.failure);
+    if (!decision.ok) {
+      const { status } = decision.failure;
+      if (isConflict(status)) announce(ctx, { key, method: request.method, status, etagBefore: current?.etag ?? null, etagAfter: null, contentType: null, content: null });
+      return fail(decision.failure);
+    }
     const next = contentForWrite({ method: request.method, body: request.body, contentType: request.contentType, existing: current });
     if (!next.ok) return fail(next.failure);
     const written = {
@@ -79,9 +115,19 @@ export async function writeDocument(
       updated: ctx.clock.now().toISOString(),
     };
     if (await ctx.storage.upsertDocument(ctx.store.id, key, written, current?.etag ?? null)) {
+      announce(ctx, {
+        key,
+        method: request.method,
+        status: 204,
+        etagBefore: current?.etag ?? null,
+        etagAfter: written.etag,
+        contentType: written.contentType,
+        content: written.content,
+      });
       return { ok: true, value: { etag: written.etag, updated: written.updated } };
     }
   }
+  announce(ctx, { key, method: request.method, status: 409, etagBefore: null, etagAfter: null, contentType: null, content: null });
   return fail(busy());
 }
 
@@ -90,13 +136,20 @@ export async function deleteDocument(ctx: DocumentContext, key: DocumentKey, pre
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const current = await ctx.storage.findDocument(ctx.store.id, key);
     const decision = decideWrite({ resource: key.kind, method: 'DELETE', version: ctx.version, preconditions, current: current?.etag ?? null });
-    if (!decision.ok) return fail(decision.failure);
+    if (!decision.ok) {
+      const { status } = decision.failure;
+      if (isConflict(status)) announce(ctx, { key, method: 'DELETE', status, etagBefore: current?.etag ?? null, etagAfter: null, contentType: null, content: null });
+      return fail(decision.failure);
+    }
     if (!current) {
       // Nothing to delete, as far as this read sees: wait until what it saw is on disk.
       await ctx.storage.sync();
       return { ok: true, value: undefined };
     }
-    if (await ctx.storage.deleteDocument(ctx.store.id, key, current.etag)) return { ok: true, value: undefined };
+    if (await ctx.storage.deleteDocument(ctx.store.id, key, current.etag)) {
+      announce(ctx, { key, method: 'DELETE', status: 204, etagBefore: current.etag, etagAfter: null, contentType: null, content: null });
+      return { ok: true, value: undefined };
+    }
   }
   return fail(busy());
 }

@@ -436,6 +436,29 @@ export interface LaunchRecord {
   createdAt: string;
 }
 
+/** One write to a State document in a Test Bench attempt, done or refused (lrs/documents.ts, DocumentWrite). */
+export interface DocumentWriteRow {
+  registration: string;
+  activityId: string;
+  /** The agent's canonical key (xapi/agent-key.ts). */
+  agent: string;
+  stateId: string;
+  method: 'PUT' | 'POST' | 'DELETE';
+  status: number;
+  etagBefore: string | null;
+  etagAfter: string | null;
+  contentType: string | null;
+  /** The content written, as text; null when none was (a refusal, a DELETE) or it is not text. */
+  content: string | null;
+  keyId: string;
+  at: string;
+}
+
+export interface StoredDocumentWrite extends DocumentWriteRow {
+  /** Order of the writes within the Store. */
+  id: number;
+}
+
 export interface Storage {
   // Stores
   insertStore(store: StoreRecord): Promise<void>;
@@ -537,6 +560,10 @@ export interface Storage {
    * call of all processes sharing the storage; false when it was used already.
    */
   redeemLaunchFetch(storeId: string, id: string, at: string, keyId: string): Promise<boolean>;
+  /** Keeps one State write of an attempt (emptying the Store removes them). */
+  insertDocumentWrite(storeId: string, row: DocumentWriteRow): Promise<void>;
+  /** An attempt's State writes, oldest first. */
+  listDocumentWrites(storeId: string, registration: string): Promise<StoredDocumentWrite[]>;
 
   // Console: statistics and maintenance (the Ingestion and Stores screens of the admin console)
   /**

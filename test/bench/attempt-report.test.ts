@@ -94,6 +94,7 @@ function cmi5Attempt(): AttemptView {
     activityTitles: { [COURSE_ID]: 'Ladder safety', [AU_ID]: 'Ladder safety quiz' },
     reference: null,
     verdict: null,
+    documentWrites: [],
   };
 }
 

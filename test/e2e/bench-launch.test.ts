@@ -17,6 +17,7 @@ interface AttemptAnswer {
   outcome: { completion: boolean | null; success: boolean | null; score: { scaled?: number } | null };
   violations: Array<{ statementId: string | null; rule: string; severity: string }>;
   documents: Array<{ stateId: string; content: unknown }>;
+  documentWrites: Array<{ method: string; stateId: string; status: number; changes: unknown }>;
 }
 
 describe.skipIf(!chromiumPath)('the Test Bench in Chromium', () => {
@@ -82,8 +83,9 @@ describe.skipIf(!chromiumPath)('the Test Bench in Chromium', () => {
 
   it('runs a Tin Can course built on TinCanJS: its statements, its State and its outcome appear', async () => {
     const { registration, finishedAt } = await runSample('tincan-minimal');
-    const attempt = await attemptWhen(registration, (a) => a.statements.length >= 4, finishedAt);
+    const attempt = await attemptWhen(registration, (a) => a.statements.length >= 4 && a.documentWrites.length >= 1, finishedAt);
     expect(verbs(attempt)).toEqual(['attempted', 'answered', 'completed', 'passed']);
+    expect(attempt.documentWrites).toEqual([expect.objectContaining({ method: 'PUT', stateId: 'bookmark', status: 204, changes: [{ path: 'page', before: null, after: 2 }] })]);
     expect(attempt.outcome).toMatchObject({ completion: true, success: true, score: { scaled: 0.9 } });
     expect(attempt.documents).toEqual([expect.objectContaining({ stateId: 'bookmark', content: { page: 2 } })]);
     expect(attempt.violations.filter((v) => v.severity === 'error')).toEqual([]);

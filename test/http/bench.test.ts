@@ -144,6 +144,21 @@ describe('Test Bench', () => {
       const file = await t.app.inject({ method: 'GET', url: parsed.pathname + parsed.search });
       expect(file.statusCode).toBe(200);
       const auth = params.get('auth')!;
+
+      // State writes of the attempt, done and refused, each with the change it made.
+      const stateUrl = `/bench/xAPI/activities/state?${new URLSearchParams({
+        activityId: 'urn:articulate:storyline:7QfXa2LmB4k',
+        agent: params.get('actor')!,
+        registration,
+        stateId: 'bookmark',
+      })}`;
+      const stateHeaders = { authorization: auth, 'x-experience-api-version': '1.0.3', 'content-type': 'application/json' };
+      const first = await t.app.inject({ method: 'PUT', url: stateUrl, headers: stateHeaders, payload: { page: 1, visited: ['intro'] } });
+      expect(first.statusCode).toBe(204);
+      const second = await t.app.inject({ method: 'PUT', url: stateUrl, headers: { ...stateHeaders, 'if-match': first.headers.etag as string }, payload: { page: 2, visited: ['intro'] } });
+      expect(second.statusCode).toBe(204);
+      const stale = await t.app.inject({ method: 'PUT', url: stateUrl, headers: { ...stateHeaders, 'if-match': first.headers.etag as string }, payload: { page: 3 } });
+      expect(stale.statusCode).toBe(412);
       const sent = await t.app.inject({
         method: 'POST',
         url: '/bench/xAPI/statements',
@@ -157,7 +172,18 @@ describe('Test Bench', () => {
         },
       });
       expect(sent.statusCode, sent.body).toBe(200);
-      const seen = await attempt(registration);
+      let seen = await attempt(registration);
+      for (let i = 0; i < 50 && (seen as unknown as { documentWrites: unknown[] }).documentWrites.length < 3; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        seen = await attempt(registration);
+      }
+      const writes = (seen as unknown as { documentWrites: Array<{ method: string; status: number; changes: unknown }> }).documentWrites;
+      expect(writes.map((w) => [w.method, w.status, w.changes])).toEqual([
+        ['PUT', 204, [{ path: 'page', before: null, after: 1 }, { path: 'visited', before: null, after: ['intro'] }]],
+        ['PUT', 204, [{ path: 'page', before: 1, after: 2 }]],
+        ['PUT', 412, []],
+      ]);
+      expect(seen.documents).toEqual([expect.objectContaining({ stateId: 'bookmark', content: { page: 2, visited: ['intro'] } })]);
       expect(seen.statements).toHaveLength(1);
       expect(seen.outcome).toMatchObject({ completion: true, success: true, score: { scaled: 0.9 } });
       expect(seen.violations).toEqual([]);

@@ -43,7 +43,7 @@ beforeEach(async () => {
   storage = await openSqljsStorage({ dataDir: dir });
   const store = makeStore();
   await storage.insertStore(store);
-  ctx = { storage, store, version: '2.0.0', clock: new StoredClock() };
+  ctx = { storage, store, version: '2.0.0', clock: new StoredClock(), keyId: 'lore_test_key' };
 });
 
 afterEach(async () => {

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { LaunchRecord, PackageRecord } from '../../src-server/storage/storage';
+import type { DocumentWriteRow, LaunchRecord, PackageRecord } from '../../src-server/storage/storage';
 import { makeStore } from './rows';
 import type { ContractContext } from './storage-contract';
 
@@ -131,6 +131,37 @@ export function describeBenchContract(ctx: ContractContext): void {
       expect(await s().listLaunches(storeId(), { registration: first.registration })).toEqual([first, second]);
       expect(await s().listLaunches(storeId(), {})).toHaveLength(3);
       expect(await s().findLaunch(storeId(), randomUUID())).toBeNull();
+    });
+
+    it("keeps an attempt's State writes in order, apart from other attempts', until the Store is emptied", async () => {
+      const registration = randomUUID();
+      const write = (overrides: Partial<DocumentWriteRow>): DocumentWriteRow => ({
+        registration,
+        activityId: 'https://example.com/course',
+        agent: 'mbox:mailto:ada@example.com',
+        stateId: 'bookmark',
+        method: 'PUT',
+        status: 204,
+        etagBefore: null,
+        etagAfter: 'etag-1',
+        contentType: 'application/json',
+        content: '{"page":1}',
+        keyId: 'lore_test_key',
+        at: '2024-05-01T10:00:01.000Z',
+        ...overrides,
+      });
+      await s().insertDocumentWrite(storeId(), write({}));
+      await s().insertDocumentWrite(storeId(), write({ registration: randomUUID() }));
+      await s().insertDocumentWrite(storeId(), write({ status: 412, etagBefore: 'etag-1', etagAfter: null, contentType: null, content: null, at: '2024-05-01T10:00:02.000Z' }));
+      await ctx.reopen();
+      const writes = await s().listDocumentWrites(storeId(), registration);
+      expect(writes.map(({ id: _id, ...rest }) => rest)).toEqual([
+        write({}),
+        write({ status: 412, etagBefore: 'etag-1', etagAfter: null, contentType: null, content: null, at: '2024-05-01T10:00:02.000Z' }),
+      ]);
+      expect(writes[0]!.id).toBeLessThan(writes[1]!.id);
+      await s().emptyStore(storeId());
+      expect(await s().listDocumentWrites(storeId(), registration)).toEqual([]);
     });
 
     it('redeems a fetch URL once: the first call wins, with its key, across reopen', async () => {

@@ -142,7 +142,9 @@ export function AttemptView({ slug, registration, onBack }: { slug: string; regi
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
-            {view.statements.map((row) => {
+            {timeline(view).map((entry) => {
+              if (entry.kind === 'write') return <DocumentWriteRow key={`write-${entry.write.id}`} write={entry.write} />;
+              const row = entry.statement;
               const broken = flagged.get(row.id) ?? [];
               return (
                 <Table.Tr key={row.id} data-statement={row.id} data-broken={broken.length > 0 ? 'true' : undefined}>
@@ -195,6 +197,68 @@ export function AttemptView({ slug, registration, onBack }: { slug: string; regi
         )}
       </Paper>
     </Stack>
+  );
+}
+
+type DocumentWrite = Attempt['documentWrites'][number];
+type TimelineEntry = { kind: 'statement'; at: string; statement: Attempt['statements'][number] } | { kind: 'write'; at: string; write: DocumentWrite };
+
+/** Statements and State writes together, in the order they happened. */
+function timeline(view: Attempt): TimelineEntry[] {
+  const entries: TimelineEntry[] = [
+    ...view.statements.map((statement) => ({ kind: 'statement' as const, at: statement.stored, statement })),
+    ...view.documentWrites.map((write) => ({ kind: 'write' as const, at: write.at, write })),
+  ];
+  return entries.sort((a, b) => a.at.localeCompare(b.at));
+}
+
+function shortJson(value: unknown): string {
+  const text = JSON.stringify(value) ?? 'nothing';
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+}
+
+const REFUSED: Record<number, string> = {
+  409: 'refused (409): it named no version, or the document kept changing',
+  412: 'refused (412): the version it named is no longer the current one',
+};
+
+function DocumentWriteRow({ write }: { write: DocumentWrite }) {
+  const refused = write.status !== 204;
+  return (
+    <Table.Tr data-document-write={write.stateId} data-refused={refused ? 'true' : undefined}>
+      <Table.Td style={{ whiteSpace: 'nowrap' }}>
+        <Tooltip label={dateTime(write.at)}>
+          <Text size="sm">{new Date(write.at).toLocaleTimeString()}</Text>
+        </Tooltip>
+      </Table.Td>
+      <Table.Td>
+        <Badge variant="light" color={refused ? 'orange' : 'teal'}>
+          State
+        </Badge>
+      </Table.Td>
+      <Table.Td>
+        <Text size="sm">
+          {write.method} “{write.stateId}” {refused ? REFUSED[write.status] ?? `refused (${write.status})` : write.method === 'DELETE' ? 'deleted' : ''}
+        </Text>
+        {!refused &&
+          write.method !== 'DELETE' &&
+          (write.changes === null ? (
+            <Text size="xs" c="dimmed">
+              content not shown (not JSON or text, or larger than 64 KB)
+            </Text>
+          ) : write.changes.length === 0 ? (
+            <Text size="xs" c="dimmed">
+              no change
+            </Text>
+          ) : (
+            write.changes.map((change) => (
+              <Text key={change.path} size="xs" ff="monospace">
+                {change.path || '(document)'}: {shortJson(change.before)} → {shortJson(change.after)}
+              </Text>
+            ))
+          ))}
+      </Table.Td>
+    </Table.Tr>
   );
 }
 

@@ -2,7 +2,7 @@
  * The Test Bench's packages, their files and launches in PostgreSQL. The files are rows here, not
  * files on one machine's disk, so every service process sharing the database serves them.
  */
-import type { LaunchRecord, PackageRecord } from '../storage';
+import type { DocumentWriteRow, LaunchRecord, PackageRecord, StoredDocumentWrite } from '../storage';
 import type { PostgresDatabase, Tx } from './database';
 
 const PACKAGE_COLUMNS = 'id, store_id, kind, title, description, files, bytes, created_at, reference';
@@ -174,4 +174,62 @@ function toLaunch(row: LaunchRow): LaunchRecord {
     keyId: row.key_id,
     createdAt: row.created_at,
   };
+}
+
+const WRITE_COLUMNS = 'registration, activity_id, agent, state_id, method, status, etag_before, etag_after, content_type, content, key_id, at';
+
+interface DocumentWriteDbRow {
+  id: string;
+  registration: string;
+  activity_id: string;
+  agent: string;
+  state_id: string;
+  method: DocumentWriteRow['method'];
+  status: number;
+  etag_before: string | null;
+  etag_after: string | null;
+  content_type: string | null;
+  content: string | null;
+  key_id: string;
+  at: string;
+}
+
+export async function insertDocumentWriteRow(tx: Tx, storeNum: number, w: DocumentWriteRow): Promise<void> {
+  await tx.query(`INSERT INTO bench_document_writes (store_num, ${WRITE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`, [
+    storeNum,
+    w.registration,
+    w.activityId,
+    w.agent,
+    w.stateId,
+    w.method,
+    w.status,
+    w.etagBefore,
+    w.etagAfter,
+    w.contentType,
+    w.content,
+    w.keyId,
+    w.at,
+  ]);
+}
+
+export async function listDocumentWriteRows(db: PostgresDatabase, storeNum: number, registration: string): Promise<StoredDocumentWrite[]> {
+  const rows = await db.query<DocumentWriteDbRow>(
+    `SELECT id, ${WRITE_COLUMNS} FROM bench_document_writes WHERE store_num = $1 AND registration = $2 ORDER BY id`,
+    [storeNum, registration],
+  );
+  return rows.map((row) => ({
+    id: Number(row.id),
+    registration: row.registration,
+    activityId: row.activity_id,
+    agent: row.agent,
+    stateId: row.state_id,
+    method: row.method,
+    status: row.status,
+    etagBefore: row.etag_before,
+    etagAfter: row.etag_after,
+    contentType: row.content_type,
+    content: row.content,
+    keyId: row.key_id,
+    at: row.at,
+  }));
 }

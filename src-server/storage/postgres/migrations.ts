@@ -243,6 +243,25 @@ CREATE TABLE bench_launches (
   PRIMARY KEY (store_num, id)
 );
 CREATE INDEX bench_launches_registration ON bench_launches (store_num, registration);
+
+CREATE TABLE bench_document_writes (
+  store_num integer NOT NULL REFERENCES stores (num) ON DELETE CASCADE,
+  id bigint GENERATED ALWAYS AS IDENTITY,
+  registration text NOT NULL,
+  activity_id text NOT NULL,
+  agent text NOT NULL,
+  state_id text NOT NULL,
+  method text NOT NULL,
+  status integer NOT NULL,
+  etag_before text,
+  etag_after text,
+  content_type text,
+  content text,
+  key_id text NOT NULL,
+  at text NOT NULL,
+  PRIMARY KEY (store_num, id)
+);
+CREATE INDEX bench_document_writes_registration ON bench_document_writes (store_num, registration, id);
 `,
 ];
 

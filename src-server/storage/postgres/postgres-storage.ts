@@ -37,6 +37,8 @@ import type {
   StorageChange,
   LaunchRecord,
   PackageRecord,
+  DocumentWriteRow,
+  StoredDocumentWrite,
 } from '../storage';
 import { StorageNotFoundError } from '../errors';
 import { refusalFields } from '../row-values';
@@ -48,7 +50,9 @@ import {
   discardPackageFileRows,
   findLaunchRow,
   findPackageRow,
+  insertDocumentWriteRow,
   insertLaunchRow,
+  listDocumentWriteRows,
   insertPackageRow,
   listLaunchRows,
   listPackageRows,
@@ -460,6 +464,14 @@ export class PostgresStorage implements Storage {
 
   redeemLaunchFetch(storeId: string, id: string, at: string, keyId: string): Promise<boolean> {
     return this.write(async (tx) => redeemLaunchFetchRow(tx, await this.storeNumFor(tx, storeId), id, at, keyId));
+  }
+
+  async insertDocumentWrite(storeId: string, row: DocumentWriteRow): Promise<void> {
+    await this.write(async (tx) => insertDocumentWriteRow(tx, await this.storeNumFor(tx, storeId), row));
+  }
+
+  listDocumentWrites(storeId: string, registration: string): Promise<StoredDocumentWrite[]> {
+    return this.read(storeId, [], (storeNum) => listDocumentWriteRows(this.db, storeNum, registration));
   }
 
   // Console: statistics and maintenance (ingestion.ts, records.ts)

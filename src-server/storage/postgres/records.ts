@@ -52,6 +52,7 @@ const STORE_TABLES = [
   'ingestion_minutes',
   'ingestion_top',
   'bench_launches',
+  'bench_document_writes',
 ];
 
 function limitsColumn(limits: StoreRecord['limits']): string | null {

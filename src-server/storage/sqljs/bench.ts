@@ -5,7 +5,7 @@
  * memory and in the journal.
  */
 import { StorageDuplicateError } from '../errors';
-import type { LaunchRecord, PackageRecord } from '../storage';
+import type { DocumentWriteRow, LaunchRecord, PackageRecord, StoredDocumentWrite } from '../storage';
 import type { ApplyState } from './apply-state';
 import type { Row, Sql } from './sql';
 
@@ -14,7 +14,8 @@ export type BenchOp =
   | { t: 'deletePackage'; storeNum: number; id: string }
   | { t: 'setPackageReference'; storeNum: number; id: string; reference: Record<string, unknown> | null }
   | { t: 'insertLaunch'; storeNum: number; record: LaunchRecord }
-  | { t: 'redeemLaunchFetch'; storeNum: number; id: string; at: string; keyId: string };
+  | { t: 'redeemLaunchFetch'; storeNum: number; id: string; at: string; keyId: string }
+  | { t: 'insertDocumentWrite'; storeNum: number; id: number; row: DocumentWriteRow };
 
 /** Created at open when missing, so data directories from before the Test Bench open unchanged. */
 const BENCH_SCHEMA = `
@@ -48,6 +49,24 @@ CREATE TABLE IF NOT EXISTS bench_launches (
   PRIMARY KEY (store_num, id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS bench_launches_registration ON bench_launches (store_num, registration);
+CREATE TABLE IF NOT EXISTS bench_document_writes (
+  store_num INTEGER NOT NULL,
+  id INTEGER NOT NULL,
+  registration TEXT NOT NULL,
+  activity_id TEXT NOT NULL,
+  agent TEXT NOT NULL,
+  state_id TEXT NOT NULL,
+  method TEXT NOT NULL,
+  status INTEGER NOT NULL,
+  etag_before TEXT,
+  etag_after TEXT,
+  content_type TEXT,
+  content TEXT,
+  key_id TEXT NOT NULL,
+  at TEXT NOT NULL,
+  PRIMARY KEY (store_num, id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS bench_document_writes_registration ON bench_document_writes (store_num, registration, id);
 `;
 
 export function ensureBenchTables(sql: Sql): void {
@@ -70,6 +89,51 @@ export function insertLaunchOp(sql: Sql, storeNum: number, record: LaunchRecord)
     throw new StorageDuplicateError('launch_exists', `a launch with id ${record.id} exists`);
   }
   return { t: 'insertLaunch', storeNum, record: pickLaunch(record) };
+}
+
+const WRITE_COLUMNS = 'id, registration, activity_id, agent, state_id, method, status, etag_before, etag_after, content_type, content, key_id, at';
+
+/** Its id decided now (the Store's last + 1), so replay inserts the same row. */
+export function insertDocumentWriteOp(sql: Sql, storeNum: number, row: DocumentWriteRow): BenchOp {
+  const last = sql.first('SELECT max(id) FROM bench_document_writes WHERE store_num = ?', [storeNum])?.[0];
+  return { t: 'insertDocumentWrite', storeNum, id: Number(last ?? 0) + 1, row: pickDocumentWrite(row) };
+}
+
+export function listDocumentWriteRows(sql: Sql, storeNum: number, registration: string): StoredDocumentWrite[] {
+  return sql
+    .all(`SELECT ${WRITE_COLUMNS} FROM bench_document_writes WHERE store_num = ? AND registration = ? ORDER BY id`, [storeNum, registration])
+    .map((row) => ({
+      id: Number(row[0]),
+      registration: row[1] as string,
+      activityId: row[2] as string,
+      agent: row[3] as string,
+      stateId: row[4] as string,
+      method: row[5] as DocumentWriteRow['method'],
+      status: Number(row[6]),
+      etagBefore: row[7] as string | null,
+      etagAfter: row[8] as string | null,
+      contentType: row[9] as string | null,
+      content: row[10] as string | null,
+      keyId: row[11] as string,
+      at: row[12] as string,
+    }));
+}
+
+function pickDocumentWrite(w: DocumentWriteRow): DocumentWriteRow {
+  return {
+    registration: w.registration,
+    activityId: w.activityId,
+    agent: w.agent,
+    stateId: w.stateId,
+    method: w.method,
+    status: w.status,
+    etagBefore: w.etagBefore,
+    etagAfter: w.etagAfter,
+    contentType: w.contentType,
+    content: w.content,
+    keyId: w.keyId,
+    at: w.at,
+  };
 }
 
 /** Applies a Test Bench operation. The caller wraps it in a transaction. */
@@ -119,6 +183,26 @@ export function applyBenchOp(state: ApplyState, op: BenchOp): void {
         l.fetchedAt,
         l.keyId,
         l.createdAt,
+      ]);
+      return;
+    }
+    case 'insertDocumentWrite': {
+      const w = op.row;
+      sql.run(`INSERT INTO bench_document_writes (store_num, ${WRITE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+        op.storeNum,
+        op.id,
+        w.registration,
+        w.activityId,
+        w.agent,
+        w.stateId,
+        w.method,
+        w.status,
+        w.etagBefore,
+        w.etagAfter,
+        w.contentType,
+        w.content,
+        w.keyId,
+        w.at,
       ]);
       return;
     }

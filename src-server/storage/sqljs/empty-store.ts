@@ -29,6 +29,7 @@ export const STORE_DATA_TABLES = [
   'ingestion_top_hours',
   'ingestion_top_days',
   'bench_launches',
+  'bench_document_writes',
 ] as const;
 
 /** Store-keyed tables that emptying keeps (settings of the Store rather than its data). */

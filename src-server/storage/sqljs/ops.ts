@@ -119,6 +119,7 @@ export function applyOp(state: ApplyState, op: Op): void {
     case 'setPackageReference':
     case 'insertLaunch':
     case 'redeemLaunchFetch':
+    case 'insertDocumentWrite':
       applyBenchOp(state, op);
       return;
     case 'lostRecords':

@@ -16,6 +16,7 @@ import type {
   DocumentContent,
   DocumentKey,
   DocumentSet,
+  DocumentWriteRow,
   ExplorerPage,
   ExplorerQuery,
   IngestionQuery,
@@ -35,13 +36,24 @@ import type {
   StorageStats,
   StoreRecord,
   StoredDocument,
+  StoredDocumentWrite,
   StoredRefusal,
   StoredStatement,
   DisplayNames,
 } from '../storage';
 import type { PortableRecord } from '../portable';
 import { findActivityRow } from './activities';
-import { findLaunchRow, findPackageRow, insertLaunchOp, insertPackageOp, listedPackageFolders, listLaunchRows, listPackageRows } from './bench';
+import {
+  findLaunchRow,
+  findPackageRow,
+  insertDocumentWriteOp,
+  insertLaunchOp,
+  insertPackageOp,
+  listDocumentWriteRows,
+  listedPackageFolders,
+  listLaunchRows,
+  listPackageRows,
+} from './bench';
 import { PackageFiles } from './package-files';
 import path from 'node:path';
 import { exportSqljsRecords } from './export-records';
@@ -446,6 +458,15 @@ export class SqljsStorage implements Storage {
     if (!launch || launch.fetchedAt !== null) return this.syncThen(false);
     await this.db.commit({ t: 'redeemLaunchFetch', storeNum, id, at, keyId });
     return true;
+  }
+
+  async insertDocumentWrite(storeId: string, row: DocumentWriteRow): Promise<void> {
+    await this.db.writable();
+    await this.db.commit(insertDocumentWriteOp(this.db.sql, requireStoreNum(this.db.state, storeId), row));
+  }
+
+  async listDocumentWrites(storeId: string, registration: string): Promise<StoredDocumentWrite[]> {
+    return this.read(storeId, [], (sql, storeNum) => listDocumentWriteRows(sql, storeNum, registration));
   }
 
   // Console: statistics and maintenance (ingestion.ts, empty-store.ts)

@@ -29,6 +29,8 @@ import { singleQueryParams } from '../../query-params';
 export interface DocumentRouteDeps {
   storage: Storage;
   clock: StoredClock;
+  /** Who hears of each write to one document (the Test Bench's log of an attempt's State writes). */
+  written?: DocumentContext['written'];
 }
 
 const SCOPE: Record<DocumentResource, 'state' | 'profile'> = {
@@ -64,6 +66,8 @@ export function registerDocumentResource(app: FastifyInstance, deps: DocumentRou
     store: request.lrsStore,
     version: request.xapiVersion,
     clock: deps.clock,
+    keyId: request.lrsKey.id,
+    ...(deps.written ? { written: deps.written } : {}),
   });
 
   const prepare = (request: FastifyRequest, method: DocumentMethod): { target: DocumentTarget; preconditions: Preconditions } => {
