@@ -84,6 +84,16 @@ describe('Test Bench', () => {
       expect(file.headers['content-type']).toBe('text/html; charset=utf-8');
       expect(file.body).toBe('<html>quiz</html>');
       expect((await t.app.inject({ method: 'GET', url: `/bench/packages/${pkg.id}/quiz/missing.html` })).statusCode).toBe(404);
+      // Seeking in a video: one byte range, 206; a range past the end, 416.
+      const part = await t.app.inject({ method: 'GET', url: `/bench/packages/${pkg.id}/quiz/index.html`, headers: { range: 'bytes=6-9' } });
+      expect(part.statusCode).toBe(206);
+      expect(part.headers['content-range']).toBe('bytes 6-9/17');
+      expect(part.body).toBe('quiz');
+      const tail = await t.app.inject({ method: 'GET', url: `/bench/packages/${pkg.id}/quiz/index.html`, headers: { range: 'bytes=-7' } });
+      expect(tail.body).toBe('</html>');
+      const past = await t.app.inject({ method: 'GET', url: `/bench/packages/${pkg.id}/quiz/index.html`, headers: { range: 'bytes=100-' } });
+      expect(past.statusCode).toBe(416);
+      expect(past.headers['content-range']).toBe('bytes */17');
       expect((await t.app.inject({ method: 'GET', url: `/bench/packages/${pkg.id}/..%2F..%2Fcmi5.xml` })).statusCode).toBe(404);
 
       expect((await t.admin({ method: 'DELETE', url: `/admin/api/stores/bench/packages/${pkg.id}` })).statusCode).toBe(204);

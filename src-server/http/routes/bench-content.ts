@@ -47,6 +47,25 @@ const CONTENT_TYPES: Record<string, string> = {
   wasm: 'application/wasm',
 };
 
+/**
+ * The one byte range a Range header asks for (RFC 9110 §14.1.2: `bytes=a-b`, `bytes=a-`,
+ * `bytes=-n`), within a file of `size` bytes. Null: no range or one this does not serve (several
+ * ranges, another unit): the whole file is answered, as the RFC allows.
+ */
+function byteRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | null {
+  const match = header === undefined ? null : /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match || (match[1] === '' && match[2] === '')) return null;
+  if (match[1] === '') {
+    const suffix = Number(match[2]);
+    if (suffix === 0) return 'unsatisfiable';
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(match[1]);
+  const end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
+  if (start >= size || end < start) return 'unsatisfiable';
+  return { start, end };
+}
+
 function contentTypeOf(path: string): string {
   const extension = path.slice(path.lastIndexOf('.') + 1).toLowerCase();
   return CONTENT_TYPES[extension] ?? 'application/octet-stream';
@@ -64,11 +83,16 @@ export default async function benchContentRoutes(app: FastifyInstance, deps: { b
     if (path === null || content === null) {
       throw errors.notFound('package_file_not_found', `No file "${wanted}" in package "${request.params.id}" of Store "${store.slug}".`);
     }
+    const body = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+    reply.header('content-type', contentTypeOf(path)).header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').header('accept-ranges', 'bytes');
+    // A video or audio element seeks with a Range request: one range is answered, 206.
+    const range = byteRange(request.headers.range, body.length);
+    if (range === 'unsatisfiable') return reply.code(416).header('content-range', `bytes */${body.length}`).send();
+    if (range === null) return reply.send(body);
     return reply
-      .header('content-type', contentTypeOf(path))
-      .header('cache-control', 'no-cache')
-      .header('x-content-type-options', 'nosniff')
-      .send(Buffer.from(content.buffer, content.byteOffset, content.byteLength));
+      .code(206)
+      .header('content-range', `bytes ${range.start}-${range.end}/${body.length}`)
+      .send(body.subarray(range.start, range.end + 1));
   });
 
   // cmi5 3.3: POST only; always 200 JSON, the token once and an error object after.
