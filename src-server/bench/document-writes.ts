@@ -14,7 +14,12 @@ const MAX_LOGGED_CONTENT_BYTES = 64 * 1024;
 const MAX_CHANGES = 50;
 
 export class AttemptDocumentLog {
-  private readonly pending = new Set<Promise<void>>();
+  /**
+   * The writes being logged, one after another: in the order they were announced, which is the
+   * order they happened in this process (logged concurrently, a slower insert would land after a
+   * later write's).
+   */
+  private queue: Promise<void> = Promise.resolve();
 
   constructor(private readonly ctx: BenchContext) {}
 
@@ -22,14 +27,14 @@ export class AttemptDocumentLog {
   announceDocumentWrite(store: StoreRecord, write: DocumentWrite): void {
     const { key } = write;
     if (store.environment !== 'test' || key.kind !== 'state' || key.registration === null || key.activityId === null || key.agent === null) return;
-    const logged = this.log(store, write, key.registration, key.activityId, key.agent)
-      .catch((err: unknown) => this.ctx.log(`Test Bench: could not log a State write in Store "${store.slug}": ${String(err)}`))
-      .finally(() => this.pending.delete(logged));
-    this.pending.add(logged);
+    const { registration, activityId, agent } = key;
+    this.queue = this.queue
+      .then(() => this.log(store, write, registration, activityId, agent))
+      .catch((err: unknown) => this.ctx.log(`Test Bench: could not log a State write in Store "${store.slug}": ${String(err)}`));
   }
 
   async settled(): Promise<void> {
-    await Promise.all([...this.pending]);
+    await this.queue;
   }
 
   private async log(store: StoreRecord, write: DocumentWrite, registration: string, activityId: string, agent: string): Promise<void> {

@@ -3,7 +3,9 @@
  * xAPI side is TinCanJS and @xapi/cmi5, code nobody here wrote) are imported, launched, run in a
  * tab of their own, and their attempt appears with its outcome and the rules it broke.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSamplePackage } from '../fixtures/packages/samples/build-sample';
 import type { SampleName } from '../fixtures/packages/samples/build-sample';
@@ -115,6 +117,16 @@ describe.skipIf(!chromiumPath)('the Test Bench in Chromium', () => {
     await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Test Bench' }).waitFor();
+
+    // A folder as a tool publishes it, unzipped: the console zips it and imports it.
+    const folder = join(mkdtempSync(join(tmpdir(), 'lore-bench-folder-')), 'tincan-minimal');
+    for (const [path, content] of await buildSamplePackage('tincan-minimal')) {
+      mkdirSync(dirname(join(folder, path)), { recursive: true });
+      writeFileSync(join(folder, path), content);
+    }
+    await page.getByTestId('package-folder').setInputFiles(folder);
+    await page.getByText(/imported \(Tin Can/).waitFor();
+    rmSync(dirname(folder), { recursive: true, force: true });
 
     const files = await buildSamplePackage('cmi5-wrong');
     const zip = buildZip([...files].map(([path, content]) => ({ name: path, content })));

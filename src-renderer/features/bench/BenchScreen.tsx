@@ -1,6 +1,6 @@
 import { Alert, Anchor, Badge, Button, FileButton, Group, Paper, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { createColumnHelper } from '@tanstack/react-table';
-import { useMemo, useState } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import type { AdminOutput, PackageView } from '../../api/admin-client';
 import { toAdminError, type AdminError } from '../../api/admin-client';
 import { useAdminClient } from '../../api/client-context';
@@ -13,6 +13,7 @@ import { useStores } from '../stores/queries';
 import { StorePicker } from '../stores/StorePicker';
 import { AttemptView } from './AttemptView';
 import { LaunchDialog } from './LaunchDialog';
+import { zipFolder } from './folder-zip';
 import { useAttempts, useDeletePackage, usePackages } from './queries';
 import { useEmptyStore } from '../stores/mutations';
 
@@ -76,7 +77,15 @@ function StoreBench({ slug, onOpenAttempt }: { slug: string; onOpenAttempt: (reg
   const emptyStore = useEmptyStore();
   const [confirmReset, setConfirmReset] = useState(false);
 
-  const importZip = async (file: File | null) => {
+  const folderInput = useRef<HTMLInputElement>(null);
+  const importFolder = async (files: FileList | null) => {
+    if (!files || files.length === 0) return;
+    const picked = [...files].map((file) => ({ path: file.webkitRelativePath || file.name, bytes: () => file.arrayBuffer() }));
+    await importZip(await zipFolder(picked));
+    if (folderInput.current) folderInput.current.value = '';
+  };
+
+  const importZip = async (file: Blob | null) => {
     if (!file) return;
     setImporting(true);
     setImportError(undefined);
@@ -161,13 +170,27 @@ function StoreBench({ slug, onOpenAttempt }: { slug: string; onOpenAttempt: (reg
         <Stack gap="sm">
           <Group justify="space-between">
             <Title order={4}>Packages</Title>
-            <FileButton onChange={(file) => void importZip(file)} accept=".zip,application/zip">
-              {(props) => (
-                <Button {...props} loading={importing}>
-                  Import a package (.zip)
-                </Button>
-              )}
-            </FileButton>
+            <Group gap="xs">
+              <FileButton onChange={(file) => void importZip(file)} accept=".zip,application/zip">
+                {(props) => (
+                  <Button {...props} loading={importing}>
+                    Import a package (.zip)
+                  </Button>
+                )}
+              </FileButton>
+              {/* A folder as the tool published it, unzipped: zipped here, then imported as a zip. */}
+              <input
+                ref={folderInput}
+                type="file"
+                hidden
+                data-testid="package-folder"
+                {...{ webkitdirectory: '', directory: '' }}
+                onChange={(event) => void importFolder(event.currentTarget.files)}
+              />
+              <Button variant="light" loading={importing} onClick={() => folderInput.current?.click()}>
+                Import a folder
+              </Button>
+            </Group>
           </Group>
           {imported && (
             <Alert color="green" role="status">
