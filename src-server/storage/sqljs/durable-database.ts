@@ -358,6 +358,13 @@ export class DurableDatabase {
     this.snapshotting = this.writeSnapshot().finally(() => {
       this.snapshotting = null;
     });
+    // Writes go on during a snapshot: when they carried the new journal past the threshold
+    // meanwhile, the next snapshot follows, rather than waiting for a write that may not come.
+    // Only after a success: a snapshot that fails is not retried in a loop.
+    void this.snapshotting.then(
+      () => this.maybeScheduleSnapshot(),
+      () => {},
+    );
     return this.snapshotting;
   }
 
