@@ -28,23 +28,31 @@ export function createHttpAdminClient(options: HttpClientOptions): AdminClient {
   const doFetch = options.fetch ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args));
   const authorization = `Bearer ${options.token}`;
 
-  async function call<N extends AdminOperationName>(name: N, input: AdminInput<N>): Promise<AdminOutput<N>> {
-    const request = buildAdminRequest(name, input);
+  /**
+   * One admin request: the service's answer when it is a success; otherwise an AdminError (status 0
+   * when the service cannot be reached; a 401 also sends the console back to sign-in).
+   */
+  async function request(path: string, init: { method: string; headers?: Record<string, string>; body?: string | Blob }): Promise<Response> {
     let response: Response;
     try {
-      response = await doFetch(`${baseUrl}/admin/api${request.path}`, {
-        method: request.method,
-        headers: request.body ? { authorization, 'content-type': 'application/json' } : { authorization },
-        ...(request.body ? { body: JSON.stringify(request.body) } : {}),
-      });
+      response = await doFetch(`${baseUrl}/admin/api${path}`, { ...init, headers: { authorization, ...init.headers } });
     } catch (error) {
       throw new AdminError({ status: 0, code: 'unreachable', message: `The service at ${baseUrl} cannot be reached (${(error as Error).message}).` });
     }
-    const text = await response.text();
     if (!response.ok) {
       if (response.status === 401) options.onUnauthorized?.();
-      throw parseErrorBody(response.status, text);
+      throw parseErrorBody(response.status, await response.text());
     }
+    return response;
+  }
+
+  async function call<N extends AdminOperationName>(name: N, input: AdminInput<N>): Promise<AdminOutput<N>> {
+    const built = buildAdminRequest(name, input);
+    const response = await request(built.path, {
+      method: built.method,
+      ...(built.body ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(built.body) } : {}),
+    });
+    const text = await response.text();
     return (text === '' ? undefined : JSON.parse(text)) as AdminOutput<N>;
   }
 
@@ -103,19 +111,9 @@ export function createHttpAdminClient(options: HttpClientOptions): AdminClient {
   async function download(path: string, init: { method: 'GET' | 'POST'; accept: string }, fallbackName: string): Promise<BackupDownload> {
     const saveFile = options.saveFile;
     if (!saveFile) throw new AdminError({ status: 0, code: 'unsupported', message: 'This console cannot save downloads.' });
-    let response: Response;
-    try {
-      response = await doFetch(`${baseUrl}/admin/api${path}`, { method: init.method, headers: { authorization, accept: init.accept } });
-    } catch (error) {
-      throw new AdminError({ status: 0, code: 'unreachable', message: `The service at ${baseUrl} cannot be reached (${(error as Error).message}).` });
-    }
-    if (!response.ok) {
-      if (response.status === 401) options.onUnauthorized?.();
-      throw parseErrorBody(response.status, await response.text());
-    }
+    const response = await request(path, { method: init.method, headers: { accept: init.accept } });
     const name = dispositionFileName(response.headers.get('content-disposition')) ?? fallbackName;
-    const blob = await response.blob();
-    saveFile(blob, name);
+    saveFile(await response.blob(), name);
     return { saved: true, name };
   }
 
@@ -129,22 +127,8 @@ export function createHttpAdminClient(options: HttpClientOptions): AdminClient {
   }
 
   async function importPackage(slug: string, zip: Blob): Promise<PackageView> {
-    let response: Response;
-    try {
-      response = await doFetch(`${baseUrl}/admin/api/stores/${encodeURIComponent(slug)}/packages`, {
-        method: 'POST',
-        headers: { authorization, 'content-type': 'application/zip' },
-        body: zip,
-      });
-    } catch (error) {
-      throw new AdminError({ status: 0, code: 'unreachable', message: `The service at ${baseUrl} cannot be reached (${(error as Error).message}).` });
-    }
-    const text = await response.text();
-    if (!response.ok) {
-      if (response.status === 401) options.onUnauthorized?.();
-      throw parseErrorBody(response.status, text);
-    }
-    return JSON.parse(text) as PackageView;
+    const response = await request(`/stores/${encodeURIComponent(slug)}/packages`, { method: 'POST', headers: { 'content-type': 'application/zip' }, body: zip });
+    return (await response.json()) as PackageView;
   }
 
   async function openLaunch(url: string): Promise<void> {
