@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { storeLimitsPatchSchema, storeLimitsSchema } from '../limits/service-limits';
 import { packageUnitSchema } from '../bench/package-description';
 import { referenceOutcomeSchema } from '../bench/reference-outcome';
+import { WAIVER_REASONS } from '../bench/cmi5-vocabulary';
 
 /** Path segments the service serves at its root: a Store cannot take them as its slug. */
 const RESERVED_SLUGS = [
@@ -353,6 +354,17 @@ export const launchInputSchema = z.strictObject({
 
 const launchViewSchema = z.object({ url: z.string(), registration: z.string(), launchId: z.string() });
 
+export { WAIVER_REASONS };
+
+/** An administrator waiving an AU of a cmi5 attempt (the LMS records `waived`). */
+export const waiverInputSchema = z.strictObject({
+  /** The AU's id in cmi5.xml. */
+  unit: z.string().min(1, 'name the AU to waive (its id in cmi5.xml)'),
+  reason: z.enum(WAIVER_REASONS, { error: `the reason is one of ${WAIVER_REASONS.map((r) => `"${r}"`).join(', ')}` }),
+});
+export type WaiverInput = z.infer<typeof waiverInputSchema>;
+
+
 const attemptOutcomeSchema = z.object({
   completion: z.boolean().nullable(),
   success: z.boolean().nullable(),
@@ -389,7 +401,7 @@ const attemptViewSchema = z.object({
     z.object({ stateId: z.string(), activityId: z.string(), updated: isoTime, etag: z.string(), contentType: z.string(), content: z.unknown() }),
   ),
   outcome: attemptOutcomeSchema,
-  units: z.array(z.object({ unitId: z.string(), outcome: attemptOutcomeSchema })),
+  units: z.array(z.object({ unitId: z.string(), outcome: attemptOutcomeSchema, waived: z.boolean() })),
   violations: z.array(violationSchema),
   /** What the package calls its Activities, by the ids statements use. */
   activityTitles: z.record(z.string(), z.string()),
@@ -473,6 +485,12 @@ export const adminOperations = {
   'packages.clearReference': { method: 'DELETE', path: '/stores/:slug/packages/:id/reference', input: keyParams, output: packageViewSchema },
   'attempts.list': { method: 'GET', path: '/stores/:slug/attempts', input: slugParam, output: z.object({ attempts: z.array(attemptSummarySchema) }) },
   'attempts.get': { method: 'GET', path: '/stores/:slug/attempts/:registration', input: z.object({ slug: z.string(), registration: z.string() }), output: attemptViewSchema },
+  'attempts.waive': {
+    method: 'POST',
+    path: '/stores/:slug/attempts/:registration/waivers',
+    input: z.object({ slug: z.string(), registration: z.string() }).extend(waiverInputSchema.shape),
+    output: z.object({ statementId: z.string(), sessionId: z.string() }),
+  },
 } as const satisfies Record<string, { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; path: string; input: z.ZodType; output: z.ZodType }>;
 
 /**

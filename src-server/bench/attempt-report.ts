@@ -90,6 +90,7 @@ ${outcomeSection(view)}
 ${context.reference ? referenceSection(view.outcome, context.reference) : ''}
 ${violationsSection(view.violations, numberOf)}
 ${timelineSection(view)}
+${documentWritesSection(view)}
 ${documentsSection(view)}
 </main>
 <footer><p>Lore Test Bench. Times are UTC, as the Store stored them.</p></footer>
@@ -117,7 +118,7 @@ function outcomeSection(view: AttemptView): string {
 ${view.units
   .map(
     (unit) =>
-      `<tr><td>${value(unit.unitId)}</td><td>${escapeHtml(completionText(unit.outcome.completion))}</td><td>${escapeHtml(successText(unit.outcome.success))}</td><td>${escapeHtml(scoreText(unit.outcome.score))}</td><td>${escapeHtml(durationText(unit.outcome.duration))}</td></tr>`,
+      `<tr><td>${value(unit.unitId)}${unit.waived ? ' <span class="badge">waived</span>' : ''}</td><td>${escapeHtml(completionText(unit.outcome.completion))}</td><td>${escapeHtml(successText(unit.outcome.success))}</td><td>${escapeHtml(scoreText(unit.outcome.score))}</td><td>${escapeHtml(durationText(unit.outcome.duration))}</td></tr>`,
   )
   .join('\n')}
 </tbody>
@@ -206,6 +207,39 @@ ${rows.join('\n')}
 </tbody>
 </table>
 </section>`;
+}
+
+/** Every State write in the order it happened, refused ones too, with what each changed. */
+function documentWritesSection(view: AttemptView): string {
+  if (view.documentWrites.length === 0) return '<section>\n<h2>State writes</h2>\n<p>None.</p>\n</section>';
+  const rows = view.documentWrites.map((write) => {
+    const changes =
+      write.status !== 204 || write.method === 'DELETE'
+        ? ''
+        : write.changes === null
+          ? '<span class="note">content not shown (not JSON or text, or too large)</span>'
+          : write.changes.length === 0
+            ? '<span class="note">no change</span>'
+            : `<ul class="changes">${write.changes
+                .map((change) => `<li><code>${escapeHtml(change.path || '(document)')}</code>: ${value(shortJson(change.before))} → ${value(shortJson(change.after))}</li>`)
+                .join('')}</ul>`;
+    const status = write.status === 204 ? 'done' : `refused (${write.status})`;
+    return `<tr><td class="time">${escapeHtml(formatTime(write.at))}</td><td>${escapeHtml(write.method)}</td><td>${value(write.stateId)}</td><td>${escapeHtml(status)}</td><td>${changes}</td></tr>`;
+  });
+  return `<section>
+<h2>State writes</h2>
+<table class="writes">
+<thead><tr><th>At (UTC)</th><th>Method</th><th>State id</th><th>Result</th><th>Change</th></tr></thead>
+<tbody>
+${rows.join('\n')}
+</tbody>
+</table>
+</section>`;
+}
+
+function shortJson(input: unknown): string {
+  const text = JSON.stringify(input) ?? 'nothing';
+  return text.length > 80 ? `${text.slice(0, 77)}…` : text;
 }
 
 function documentsSection(view: AttemptView): string {

@@ -272,6 +272,8 @@ interface Item {
   facts: Facts;
   /** Milliseconds: the timestamp, else the stored time. */
   time: number;
+  /** Written by the LMS (the Test Bench), not by the content's key. */
+  byLms: boolean;
 }
 
 function items(statements: readonly AttemptStatement[]): Item[] {
@@ -282,7 +284,13 @@ function items(statements: readonly AttemptStatement[]): Item[] {
       const f = facts(entry.statement);
       const stamped = f.timestamp === undefined ? Number.NaN : Date.parse(f.timestamp);
       const stored = Date.parse(entry.stored);
-      return { index, statement: entry.statement, facts: f, time: Number.isFinite(stamped) ? stamped : Number.isFinite(stored) ? stored : 0 };
+      return {
+        index,
+        statement: entry.statement,
+        facts: f,
+        time: Number.isFinite(stamped) ? stamped : Number.isFinite(stored) ? stored : 0,
+        byLms: entry.keyId === null,
+      };
     });
 }
 
@@ -362,8 +370,13 @@ function checkCmi5(context: Cmi5AttemptContext, all: Item[], findings: Findings)
   const mine = byTime(ofThisAu(context, all));
   const sessions = new Set(context.sessionIds);
   const launchActor = agentIdentity(context.actor);
-  const isLms = (item: Item) => item.facts.verbId !== null && LMS_VERBS.has(item.facts.verbId);
-  const auStatements = mine.filter((item) => !isLms(item));
+  const lmsVerb = (item: Item) => item.facts.verbId !== null && LMS_VERBS.has(item.facts.verbId);
+  // A verb only the LMS records, sent by the AU's own key: flagged, and read as nobody's.
+  for (const item of mine) {
+    if (lmsVerb(item) && !item.byLms) findings.add(item, 'cmi5.lms-verb', 'error', `${item.facts.verbLabel} was sent by the AU: only the LMS records it`);
+  }
+  const isLms = (item: Item) => lmsVerb(item) && item.byLms;
+  const auStatements = mine.filter((item) => !lmsVerb(item));
   /** A cmi5 verb the AU sends, meant as cmi5 defined: it has the category, or it is about the AU itself. */
   const definedVerb = (item: Item): string | null => {
     const { verbId, categories, objectId } = item.facts;
@@ -390,11 +403,11 @@ function checkCmi5(context: Cmi5AttemptContext, all: Item[], findings: Findings)
   for (const item of mine) {
     const session = state.get(text(item.facts.sessionId) ?? '');
     if (session === undefined) continue;
-    if (item.facts.verbId === VERB.launched) {
+    if (item.facts.verbId === VERB.launched && isLms(item)) {
       const mode = text(item.facts.contextExtensions[EXT_LAUNCH_MODE]);
       if (mode !== undefined) session.launchMode = mode;
     }
-    if (item.facts.verbId === VERB.abandoned && session.abandonedAt === null) session.abandonedAt = item.index;
+    if (item.facts.verbId === VERB.abandoned && isLms(item) && session.abandonedAt === null) session.abandonedAt = item.index;
     if (definedVerb(item) === VERB.initialized) session.hasInitialized = true;
   }
 
@@ -463,7 +476,7 @@ function checkCmi5(context: Cmi5AttemptContext, all: Item[], findings: Findings)
   }
 
   for (const item of mine) {
-    if (item.facts.verbId !== VERB.abandoned) continue;
+    if (item.facts.verbId !== VERB.abandoned || !isLms(item)) continue;
     const sessionId = text(item.facts.sessionId);
     if (sessionId === undefined || !state.has(sessionId)) continue;
     const terminated = auStatements.some((au) => text(au.facts.sessionId) === sessionId && definedVerb(au) === VERB.terminated && au.index < item.index);
@@ -601,15 +614,15 @@ function cmi5Outcome(
 ): AttemptOutcome {
   const kept = auStatements.filter((item) => findings.accepted(item) && definedVerb(item) !== null);
   const withVerb = (verb: string) => kept.filter((item) => definedVerb(item) === verb);
-  const waived = mine.some((item) => item.facts.verbId === VERB.waived && item.facts.objectId === context.auActivityId);
+  const waived = mine.some((item) => item.byLms && item.facts.verbId === VERB.waived && item.facts.objectId === context.auActivityId);
   const firstPassed = withVerb(VERB.passed)[0];
   const lastFailed = withVerb(VERB.failed).at(-1);
-  const started = mine.some((item) => item.facts.verbId === VERB.launched) || auStatements.length > 0;
+  const started = mine.some((item) => item.byLms && item.facts.verbId === VERB.launched) || auStatements.length > 0;
 
   const durations: string[] = [];
   for (const sessionId of context.sessionIds) {
     const inSession = (item: Item) => text(item.facts.sessionId) === sessionId;
-    const ended = [...kept.filter((item) => inSession(item) && definedVerb(item) === VERB.terminated), ...mine.filter((item) => inSession(item) && item.facts.verbId === VERB.abandoned)];
+    const ended = [...kept.filter((item) => inSession(item) && definedVerb(item) === VERB.terminated), ...mine.filter((item) => inSession(item) && item.byLms && item.facts.verbId === VERB.abandoned)];
     const endDuration = ended.map((item) => text(item.facts.result?.duration)).find((duration) => duration !== undefined);
     if (endDuration !== undefined) {
       durations.push(endDuration);

@@ -8,7 +8,7 @@ import { agentKey } from '../xapi/agent-key';
 import { checkAttempt } from './attempt-rules';
 import type { AttemptOutcome, AttemptStatement, Violation } from './attempt-rules';
 import { courseAus, courseBlocks, lmsActivityIds } from './cmi5-lms';
-import { LMS_VERBS } from './cmi5-vocabulary';
+import { LMS_VERBS, VERB } from './cmi5-vocabulary';
 import { documentChanges } from './document-writes';
 import type { LaunchMode } from './cmi5-lms';
 import { packageDescription, packageReference } from './packages';
@@ -26,7 +26,8 @@ export interface AttemptView {
   statements: Array<{ id: string; stored: string; keyId: string; byLms: boolean; voided: boolean; statement: Record<string, unknown> }>;
   documents: Array<{ stateId: string; activityId: string; updated: string; etag: string; contentType: string; content: unknown }>;
   outcome: AttemptOutcome;
-  units: Array<{ unitId: string; outcome: AttemptOutcome }>;
+  /** Per unit launched or waived: what it reported, and whether the LMS waived it. */
+  units: Array<{ unitId: string; outcome: AttemptOutcome; waived: boolean }>;
   violations: Violation[];
   /** What the package calls its Activities, by the ids statements use (the LMS's ids for cmi5). */
   activityTitles: Record<string, string>;
@@ -57,7 +58,8 @@ export async function attemptView(storage: Storage, store: StoreRecord, registra
 
   const units: AttemptView['units'] = [];
   const violations = new Map<string, Violation>();
-  const unitIds = [...new Set(launches.map((launch) => launch.unitId))];
+  const waived = new Set(description.kind === 'cmi5' ? waivedUnits(pkg.id, description, statements) : []);
+  const unitIds = [...new Set([...launches.map((launch) => launch.unitId), ...waived])];
   for (const unitId of unitIds) {
     const ofUnit = launches.filter((launch) => launch.unitId === unitId);
     const checked =
@@ -66,8 +68,8 @@ export async function attemptView(storage: Storage, store: StoreRecord, registra
             { kind: 'tincan', registration, actor: last.actor, activityId: description.activityId, knownActivityIds: description.activities.map((a) => a.id) },
             statements,
           )
-        : checkCmi5Unit(description, pkg.id, unitId, ofUnit, registration, statements);
-    units.push({ unitId, outcome: checked.outcome });
+        : checkCmi5Unit(description, pkg.id, unitId, ofUnit, last, registration, statements);
+    units.push({ unitId, outcome: checked.outcome, waived: waived.has(unitId) });
     for (const violation of checked.violations) violations.set(`${violation.statementId ?? ''} ${violation.rule}`, violation);
   }
 
@@ -113,21 +115,24 @@ function checkCmi5Unit(
   packageId: string,
   unitId: string,
   launches: LaunchRecord[],
+  lastOfAttempt: LaunchRecord,
   registration: string,
   statements: AttemptStatement[],
 ) {
   const ids = lmsActivityIds(packageId, description);
   const au = findAu(description.children, unitId);
+  // A unit waived without ever being launched has no launch of its own: the attempt's learner is its.
+  const lastOfUnit = launches.at(-1) ?? lastOfAttempt;
   return checkAttempt(
     {
       kind: 'cmi5',
       registration,
-      actor: launches.at(-1)!.actor,
+      actor: lastOfUnit.actor,
       auActivityId: ids.au.get(unitId) ?? unitId,
       publisherId: unitId,
       masteryScore: au?.masteryScore ?? null,
       moveOn: au?.moveOn ?? 'NotApplicable',
-      launchMode: (launches.at(-1)!.launchMode as LaunchMode | null) ?? 'Normal',
+      launchMode: (lastOfUnit.launchMode as LaunchMode | null) ?? 'Normal',
       sessionIds: launches.flatMap((launch) => (launch.sessionId === null ? [] : [launch.sessionId])),
     },
     statements,
@@ -144,6 +149,16 @@ function findAu(children: Node[], id: string): Extract<Node, { kind: 'au' }> | u
     }
   }
   return undefined;
+}
+
+/** The AUs (publisher ids) the LMS waived in the registration, launched or not. */
+function waivedUnits(packageId: string, description: Extract<ReturnType<typeof packageDescription>, { kind: 'cmi5' }>, statements: AttemptStatement[]): string[] {
+  const publisherOf = new Map([...lmsActivityIds(packageId, description).au].map(([publisherId, lmsId]) => [lmsId, publisherId]));
+  return statements.flatMap(({ statement, voided }) => {
+    const verb = (statement['verb'] as { id?: unknown } | undefined)?.id;
+    const publisherId = publisherOf.get((statement['object'] as { id?: unknown } | undefined)?.id as string);
+    return verb === VERB.waived && !voided && publisherId !== undefined ? [publisherId] : [];
+  });
 }
 
 function isLmsVerb(statement: Record<string, unknown>): boolean {

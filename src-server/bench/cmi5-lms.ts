@@ -1,10 +1,11 @@
 /**
  * The LMS side of a cmi5 launch as the Test Bench plays it (docs/test-bench-rules.md, 3): the
  * Activity ids the LMS mints, the `LMS.LaunchData` State document, and the statements the LMS
- * itself records (launched, satisfied, abandoned). Pure builders: the caller records them.
+ * itself records (launched, satisfied, abandoned, waived). Pure builders: the caller records them.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { CMI5_ID, VERB } from './cmi5-vocabulary';
+import type { WaiverReason } from './cmi5-vocabulary';
 import type { Cmi5Au, Cmi5Block, Cmi5Description } from './package-description';
 
 /** What the LMS side writes: the verbs it records and cmi5's identifiers (cmi5-vocabulary.ts). */
@@ -13,6 +14,7 @@ export const CMI5 = {
   terminated: VERB.terminated,
   satisfied: VERB.satisfied,
   abandoned: VERB.abandoned,
+  waived: VERB.waived,
   ...CMI5_ID,
 } as const;
 
@@ -79,12 +81,20 @@ export interface Cmi5Session {
   auActivityId: string;
 }
 
-/** What every statement of the LMS about the AU carries (3.6). */
-function lmsContext(session: Cmi5Session, publisherId: string, extensions: Record<string, unknown> = {}): Record<string, unknown> {
+/** What every statement of the LMS about the AU carries (3.6); `moveOn` adds the moveon category. */
+function lmsContext(
+  session: Cmi5Session,
+  publisherId: string,
+  extensions: Record<string, unknown> = {},
+  categories: { moveOn: boolean } = { moveOn: false },
+): Record<string, unknown> {
   return {
     registration: session.registration,
     contextActivities: {
-      category: [{ objectType: 'Activity', id: CMI5.categoryCmi5 }],
+      category: [
+        { objectType: 'Activity', id: CMI5.categoryCmi5 },
+        ...(categories.moveOn ? [{ objectType: 'Activity', id: CMI5.categoryMoveOn }] : []),
+      ],
       grouping: [{ objectType: 'Activity', id: publisherId }],
     },
     extensions: { [CMI5.sessionId]: session.sessionId, ...extensions },
@@ -137,6 +147,22 @@ export function abandonedStatement(session: Cmi5Session, durationMs: number, at:
     object: { objectType: 'Activity', id: session.auActivityId },
     result: { duration: isoDuration(durationMs) },
     context: lmsContext(session, session.au.id),
+    timestamp: at.toISOString(),
+  };
+}
+
+/**
+ * `waived` for an AU (3.6): success and completion true with the reason, the moveon category,
+ * and a session id of its own (the caller mints it; only `satisfied` statements may share it).
+ */
+export function waivedStatement(session: Cmi5Session, reason: WaiverReason, at: Date): Record<string, unknown> {
+  return {
+    id: randomUUID(),
+    actor: session.actor,
+    verb: { id: CMI5.waived, display: { 'en-US': 'waived' } },
+    object: { objectType: 'Activity', id: session.auActivityId, definition: { name: { 'en-US': session.au.title } } },
+    result: { success: true, completion: true, extensions: { [CMI5.reason]: reason } },
+    context: lmsContext(session, session.au.id, {}, { moveOn: true }),
     timestamp: at.toISOString(),
   };
 }

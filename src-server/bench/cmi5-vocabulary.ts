@@ -12,6 +12,7 @@ export const VERB = {
   passed: `${ADL_VERB}passed`,
   failed: `${ADL_VERB}failed`,
   terminated: `${ADL_VERB}terminated`,
+  exited: `${ADL_VERB}exited`,
   suspended: `${ADL_VERB}suspended`,
   voided: `${ADL_VERB}voided`,
   abandoned: 'https://w3id.org/xapi/adl/verbs/abandoned',
@@ -32,8 +33,13 @@ export const CMI5_ID = {
   masteryScore: `${CMI5}context/extensions/masteryscore`,
   launchParameters: `${CMI5}context/extensions/launchparameters`,
   progress: `${CMI5}result/extensions/progress`,
+  reason: `${CMI5}result/extensions/reason`,
   blockType: `${CMI5}activitytype/block`,
   courseType: `${CMI5}activitytype/course`,
   launchDataStateId: 'LMS.LaunchData',
   learnerPreferencesProfileId: 'cmi5LearnerPreferences',
 } as const;
+
+/** Why an administrator waives an AU: the reasons cmi5 names for the waived statement's result. */
+export const WAIVER_REASONS = ['Tested Out', 'Equivalent AU', 'Equivalent Outside Activity', 'Administrative'] as const;
+export type WaiverReason = (typeof WAIVER_REASONS)[number];

@@ -26,7 +26,7 @@ export interface LaunchRequest {
   launchMode?: LaunchMode;
 }
 
-/** Why a launch or a fetch is refused: a status below 500 and words for the person. */
+/** Why a launch, a fetch or a waiver is refused: a status below 500 and words for the person. */
 export class LaunchRefusal extends Error {
   constructor(
     readonly status: 400 | 404 | 409,

@@ -4,22 +4,28 @@
  * - after a completed, passed, failed (or waived), moveOn is evaluated again for the registration,
  *   and each block and the course that became satisfied gets its `satisfied` statement, in the
  *   session that satisfied it;
- * - after a session's `terminated`, the session's key works for one more minute (a grace for what
- *   the AU still sends as it closes), then expires: the attempt's key ends with the attempt.
+ *   A `waived` is the LMS's own, in a session of its own: what it satisfies is recorded in that
+ *   session;
+ * - after a session's `terminated` (cmi5), or a Tin Can course's `terminated` or `exited` about the
+ *   launched activity, the launch's key works for one more minute (a grace for what the content
+ *   still sends as it closes), then expires: the attempt's key ends with the attempt.
  */
 import type { StoreRecord } from '../storage/storage';
 import type { BenchContext } from './bench-context';
 import { recordLmsStatements } from './bench-context';
-import { CMI5, courseBlocks, lmsActivityIds, satisfiedStatement } from './cmi5-lms';
+import { courseBlocks, lmsActivityIds, satisfiedStatement } from './cmi5-lms';
+import { CMI5_ID, LMS_VERBS } from './cmi5-vocabulary';
 import { VERB } from './cmi5-vocabulary';
 import type { Cmi5Session, LaunchMode } from './cmi5-lms';
 import { progressFromStatements, satisfiedNodes } from './move-on';
 import { packageDescription } from './packages';
 
 const JUDGED: ReadonlySet<string> = new Set([VERB.completed, VERB.passed, VERB.failed, VERB.waived]);
+/** What ends a Tin Can launch when the course says it about the launched activity. */
+const TINCAN_ENDINGS: ReadonlySet<string> = new Set([VERB.terminated, VERB.exited]);
 
-/** How long a session's key keeps working after its `terminated`. */
-const AFTER_TERMINATED_GRACE_MS = 60_000;
+/** How long a launch's key keeps working after the content said the attempt ended. */
+const AFTER_END_GRACE_MS = 60_000;
 
 export class LmsReactions {
   /** The checks under way, so that stopping can wait for them. */
@@ -44,33 +50,44 @@ export class LmsReactions {
   }
 
   private async check(store: StoreRecord, inserted: readonly string[]): Promise<void> {
-    const triggers = new Map<string, string | null>(); // registration → session id of the statement
+    // registration → the session to record what becomes satisfied in
+    const triggers = new Map<string, { sessionId: string | null; lmsSession: boolean }>();
     for (const id of inserted) {
       const found = await this.ctx.storage.findStatement(store.id, id);
       const statement = found?.statement;
       const verb = (statement?.['verb'] as { id?: unknown } | undefined)?.id;
+      const objectId = (statement?.['object'] as { id?: unknown } | undefined)?.id;
       const context = statement?.['context'] as { registration?: unknown; extensions?: Record<string, unknown> } | undefined;
-      if (typeof verb !== 'string' || typeof context?.registration !== 'string') continue;
-      const sessionId = context.extensions?.[CMI5.sessionId];
-      if (verb === VERB.terminated && typeof sessionId === 'string') await this.endSession(store, context.registration, sessionId, found!.keyId);
-      if (JUDGED.has(verb)) triggers.set(context.registration, typeof sessionId === 'string' ? sessionId : null);
+      if (!found || typeof verb !== 'string' || typeof context?.registration !== 'string') continue;
+      const sessionId = context.extensions?.[CMI5_ID.sessionId];
+      const ending = typeof sessionId === 'string' ? (verb === VERB.terminated ? { sessionId } : null) : TINCAN_ENDINGS.has(verb) ? { objectId } : null;
+      if (ending) await this.endLaunch(store, context.registration, found.keyId, ending);
+      if (JUDGED.has(verb)) {
+        triggers.set(context.registration, { sessionId: typeof sessionId === 'string' ? sessionId : null, lmsSession: verb === VERB.waived });
+      }
     }
-    for (const [registration, sessionId] of triggers) await this.evaluate(store, registration, sessionId);
+    for (const [registration, trigger] of triggers) await this.evaluate(store, registration, trigger);
   }
 
-  /** The session's own key (not another's) expires after the grace, unless it expires sooner. */
-  private async endSession(store: StoreRecord, registration: string, sessionId: string, keyId: string): Promise<void> {
-    const launch = (await this.ctx.storage.listLaunches(store.id, { registration })).find((candidate) => candidate.sessionId === sessionId);
+  /**
+   * The launch's own key (not another's) expires after the grace, unless it expires sooner. A cmi5
+   * launch is found by its session, a Tin Can launch by its key and the activity it launched.
+   */
+  private async endLaunch(store: StoreRecord, registration: string, keyId: string, ending: { sessionId: string } | { objectId: unknown }): Promise<void> {
+    const launches = await this.ctx.storage.listLaunches(store.id, { registration });
+    const launch = launches.find((candidate) =>
+      'sessionId' in ending ? candidate.sessionId === ending.sessionId : candidate.sessionId === null && candidate.unitId === ending.objectId,
+    );
     if (!launch || launch.keyId !== keyId) return;
     const key = await this.ctx.storage.findApiKey(keyId);
-    const ends = new Date(Date.now() + AFTER_TERMINATED_GRACE_MS);
+    const ends = new Date(Date.now() + AFTER_END_GRACE_MS);
     if (!key || (key.expiresAt !== null && Date.parse(key.expiresAt) <= ends.getTime())) return;
     await this.ctx.storage.updateApiKey(keyId, { expiresAt: ends.toISOString() });
   }
 
-  private async evaluate(store: StoreRecord, registration: string, sessionId: string | null): Promise<void> {
+  private async evaluate(store: StoreRecord, registration: string, trigger: { sessionId: string | null; lmsSession: boolean }): Promise<void> {
     const launches = await this.ctx.storage.listLaunches(store.id, { registration });
-    const launch = launches.find((candidate) => candidate.sessionId === sessionId) ?? launches.at(-1);
+    const launch = launches.find((candidate) => candidate.sessionId === trigger.sessionId) ?? launches.at(-1);
     if (!launch || launch.sessionId === null) return;
     const pkg = await this.ctx.storage.findPackage(store.id, launch.packageId);
     if (!pkg) return;
@@ -79,19 +96,23 @@ export class LmsReactions {
 
     const ids = lmsActivityIds(pkg.id, description);
     const page = await this.ctx.storage.queryStatements(store.id, { registration, ascending: true, limit: 10_000 });
-    const statements = page.statements.filter((row) => !row.voided).map((row) => row.statement);
+    // A verb only the LMS records counts only from the LMS: an AU that sent `waived` itself is flagged, not obeyed.
+    const contentKeys = new Set(launches.flatMap((candidate) => (candidate.keyId === null ? [] : [candidate.keyId])));
+    const statements = page.statements
+      .filter((row) => !row.voided && !(contentKeys.has(row.keyId) && LMS_VERBS.has((row.statement['verb'] as { id?: unknown } | undefined)?.id as string)))
+      .map((row) => row.statement);
     const publisherOf = new Map([...ids.au].map(([publisherId, lmsId]) => [lmsId, publisherId]));
     const satisfied = satisfiedNodes(description, progressFromStatements(statements, publisherOf));
     const already = new Set(
       statements
-        .filter((statement) => (statement['verb'] as { id?: unknown } | undefined)?.id === CMI5.satisfied)
+        .filter((statement) => (statement['verb'] as { id?: unknown } | undefined)?.id === VERB.satisfied)
         .map((statement) => (statement['object'] as { id?: unknown } | undefined)?.id),
     );
 
     const session: Cmi5Session = {
       actor: launch.actor,
       registration,
-      sessionId: launch.sessionId,
+      sessionId: trigger.lmsSession && trigger.sessionId !== null ? trigger.sessionId : launch.sessionId,
       launchMode: (launch.launchMode as LaunchMode | null) ?? 'Normal',
       // Satisfied statements are about blocks and the course; the AU is only the session's.
       au: { kind: 'au', id: launch.unitId, title: '', url: '', moveOn: 'NotApplicable', masteryScore: null, launchMethod: 'AnyWindow', launchParameters: null, entitlementKey: null, activityType: null },
@@ -102,10 +123,10 @@ export class LmsReactions {
     const toRecord = satisfied.blocks.flatMap((blockId) => {
       const activityId = ids.block.get(blockId)!;
       if (already.has(activityId)) return [];
-      return [satisfiedStatement(session, { activityId, publisherId: blockId, title: blocks.get(blockId)?.title ?? blockId, type: CMI5.blockType }, now)];
+      return [satisfiedStatement(session, { activityId, publisherId: blockId, title: blocks.get(blockId)?.title ?? blockId, type: CMI5_ID.blockType }, now)];
     });
     if (satisfied.course && !already.has(ids.course)) {
-      toRecord.push(satisfiedStatement(session, { activityId: ids.course, publisherId: description.course.id, title: description.course.title, type: CMI5.courseType }, now));
+      toRecord.push(satisfiedStatement(session, { activityId: ids.course, publisherId: description.course.id, title: description.course.title, type: CMI5_ID.courseType }, now));
     }
     await recordLmsStatements(this.ctx, store, toRecord);
   }

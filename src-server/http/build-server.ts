@@ -126,12 +126,12 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   const clock = new StoredClock();
   // Other processes on the same database learn from the storage how far this one's writes reach.
   options.storage.useStampFloor?.(() => clock.floorMs());
-  const bench: BenchContext = { storage: options.storage, clock, publicUrl: options.publicUrl, events, log: (message) => app.log.warn(message) };
+  const benchBase = { storage: options.storage, clock, publicUrl: options.publicUrl, log: (message: string) => app.log.warn(message) };
   // What the LRS records is heard by the console's live events and by the Test Bench's LMS (moveOn).
-  const lms = new LmsReactions(bench);
+  // The LMS's reactions (satisfied) are heard by the live events only; what the Test Bench records
+  // on request (launched, a waiver) is heard by both, so a waiver is followed by what it satisfies.
+  const lms = new LmsReactions({ ...benchBase, events });
   app.addHook('onClose', async () => lms.settled());
-  const documentLog = new AttemptDocumentLog(bench);
-  app.addHook('onClose', async () => documentLog.settled());
   const recorded = {
     announceStatements: (...args: Parameters<LiveEventBus['announceStatements']>) => {
       events.announceStatements(...args);
@@ -139,6 +139,9 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     },
     announceRejections: (...args: Parameters<LiveEventBus['announceRejections']>) => events.announceRejections(...args),
   };
+  const bench: BenchContext = { ...benchBase, events: recorded };
+  const documentLog = new AttemptDocumentLog(bench);
+  app.addHook('onClose', async () => documentLog.settled());
   const startedAt = new Date().toISOString();
   const adminDeps = { storage: options.storage, publicUrl: options.publicUrl };
   const limits = { storage: options.storage, limits: options.limits ?? LIMIT_DEFAULTS, buckets: new TokenBuckets() };

@@ -89,7 +89,7 @@ function cmi5Attempt(): AttemptView {
       },
     ],
     outcome: { completion: true, success: true, score: { scaled: 0.9, raw: 9, min: 0, max: 10 }, duration: 'PT4M57S' },
-    units: [{ unitId: PUBLISHER_ID, outcome: { completion: true, success: true, score: { scaled: 0.9, raw: 9, min: 0, max: 10 }, duration: 'PT4M57S' } }],
+    units: [{ unitId: PUBLISHER_ID, outcome: { completion: true, success: true, score: { scaled: 0.9, raw: 9, min: 0, max: 10 }, duration: 'PT4M57S' }, waived: false }],
     violations: [{ statementId: uuid(4), rule: 'cmi5.timestamp', severity: 'error', message: 'passed has a timestamp that is not in UTC (2025-03-04T11:04:51+01:00)' }],
     activityTitles: { [COURSE_ID]: 'Ladder safety', [AU_ID]: 'Ladder safety quiz' },
     reference: null,
@@ -199,6 +199,25 @@ describe('renderAttemptReport', () => {
     expect(html).toContain('https://lms.example.org/return?x=&lt;b&gt;&amp;y=\\&quot;1\\&quot;');
   });
 
+  it('lists every State write in order, refused ones too, with what each changed', () => {
+    const view = cmi5Attempt();
+    const write = { activityId: AU_ID, keyId: 'k', etagBefore: null, etagAfter: null, registration: REGISTRATION, agent: '{}', contentType: 'application/json', content: null };
+    view.documentWrites = [
+      { ...write, id: 1, at: '2025-03-04T10:03:00.000Z', stateId: 'bookmark', method: 'PUT', status: 204, changes: [{ path: 'page', before: null, after: 1 }] },
+      { ...write, id: 2, at: '2025-03-04T10:03:05.000Z', stateId: 'bookmark', method: 'PUT', status: 412, changes: [] },
+      { ...write, id: 3, at: '2025-03-04T10:03:09.000Z', stateId: '<script>x</script>', method: 'POST', status: 204, changes: [{ path: 'note', before: null, after: '<img src=x onerror=alert(1)>' }] },
+    ];
+    const html = renderAttemptReport(view, CONTEXT);
+    expect(html.includes('<script')).toBe(false);
+    expect(html).not.toContain('<img');
+    const section = visibleText(html.slice(html.indexOf('<h2>State writes</h2>'), html.indexOf('<h2>State documents</h2>')));
+    expect(section).toMatch(/PUT\s*bookmark\s*done\s*page: null → 1/);
+    expect(section).toMatch(/PUT\s*bookmark\s*refused \(412\)/);
+    expect(section).toContain('note: null → "<img src=x onerror=alert(1)>"');
+    expect(section.indexOf('refused (412)')).toBeLessThan(section.indexOf('<script>x</script>'));
+    expect(visibleText(renderAttemptReport(cmi5Attempt(), CONTEXT))).toMatch(/State writes\s*None\./);
+  });
+
   it('strikes voided statements through', () => {
     const view = cmi5Attempt();
     view.statements[2] = { ...view.statements[2]!, voided: true };
@@ -240,8 +259,8 @@ describe('renderAttemptReport', () => {
     view.documents = [{ stateId: '<script>id</script>', activityId: 'javascript:alert(1)', updated: '<b>now</b>', etag: '"x"', contentType: 'text/html<script>', content: '<script>alert("doc")</script>' }];
     view.activityTitles = { 'javascript:alert(1)': '<script>title</script>' };
     view.units = [
-      { unitId: '<script>unit</script>', outcome: view.outcome },
-      { unitId: 'second', outcome: view.outcome },
+      { unitId: '<script>unit</script>', outcome: view.outcome, waived: false },
+      { unitId: 'second', outcome: view.outcome, waived: true },
     ];
     const html = renderAttemptReport(view, { ...CONTEXT, courseTitle: '</title><script>alert(1)</script>', storeName: `' onload='alert(1)` });
 

@@ -386,6 +386,21 @@ describe('checkAttempt, cmi5', () => {
     expect(outcome).toEqual({ completion: true, success: true, score: null, duration: null });
   });
 
+  it('flags a verb only the LMS records when the AU sends it, and does not count it', () => {
+    const statements = [
+      launched(1, 0, S1),
+      cmi5(2, 'initialized', 1),
+      {
+        ...cmi5(3, 'waived', 2, { result: { success: true, completion: true, extensions: { 'https://w3id.org/xapi/cmi5/result/extensions/reason': 'Tested Out' } } }),
+        keyId: SESSION_KEY,
+      },
+      cmi5(4, 'terminated', 3, { result: { duration: 'PT3S' } }),
+    ];
+    const { list, outcome } = found(statements);
+    expect(list).toEqual([['cmi5.lms-verb', uuid(3), 'error']]);
+    expect(outcome).toMatchObject({ completion: false, success: null });
+  });
+
   it('gives an unknown outcome when nothing was recorded', () => {
     expect(checkAttempt(cmi5Context({ sessionIds: [] }), [])).toEqual({ violations: [], outcome: { completion: null, success: null, score: null, duration: null } });
   });

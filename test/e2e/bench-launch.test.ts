@@ -165,6 +165,16 @@ describe.skipIf(!chromiumPath)('the Test Bench in Chromium', () => {
     const reportPath = await report.path();
     expect(readFileSync(reportPath, 'utf8')).toContain('Test Bench report: cmi5 wrong sample');
 
+    // The administrator waives the AU as an LMS would: the LMS's waived, then what it satisfies.
+    const units = page.getByTestId('units');
+    await units.getByLabel('Waiver reason').click();
+    await page.getByRole('option', { name: 'Equivalent Outside Activity' }).click();
+    await units.getByRole('button', { name: 'Waive' }).click();
+    await units.getByText('waived', { exact: true }).waitFor();
+    await attempt.locator('tr[data-statement]').filter({ hasText: 'waived' }).waitFor();
+    await attempt.locator('tr[data-statement]').filter({ hasText: 'satisfied' }).first().waitFor();
+    await expect(units.getByRole('button', { name: 'Waive' }).count()).resolves.toBe(0);
+
     // Reset in one action: the attempts go, the package stays.
     await page.getByRole('button', { name: '← All attempts' }).click();
     await page.getByRole('button', { name: 'Reset this test Store' }).click();

@@ -236,6 +236,40 @@ describe('Test Bench', () => {
       },
     );
 
+    it("ends the attempt's key a minute after the course says it exited the launched activity, not another", async () => {
+      const packageId = await importStoryline();
+      const { url, registration } = (await launch(packageId)).json() as { url: string; registration: string };
+      const auth = new URL(url).searchParams.get('auth')!;
+      const keyId = Buffer.from(auth.replace(/^Basic /, ''), 'base64').toString('utf8').split(':')[0]!;
+      const expiresAt = async () =>
+        ((await t.admin({ method: 'GET', url: `/admin/api/stores/bench/keys/${keyId}` })).json() as { expiresAt: string }).expiresAt;
+      const send = (verb: string, objectId: string) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/bench/xAPI/statements',
+          headers: { authorization: auth, 'x-experience-api-version': '1.0.3' },
+          payload: { actor: { mbox: 'mailto:ada@example.com' }, verb: { id: `http://adlnet.gov/expapi/verbs/${verb}` }, object: { id: objectId }, context: { registration } },
+        });
+      const launchedFor = Date.parse(await expiresAt()) - Date.now();
+      expect(launchedFor).toBeGreaterThan(60 * 60_000); // hours, while the attempt runs
+
+      // Leaving a slide inside the course is not the end of the attempt.
+      expect((await send('exited', 'urn:articulate:storyline:7QfXa2LmB4k/slide-2')).statusCode).toBe(200);
+      expect((await send('experienced', 'urn:articulate:storyline:7QfXa2LmB4k')).statusCode).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(Date.parse(await expiresAt()) - Date.now()).toBeGreaterThan(60 * 60_000);
+
+      expect((await send('exited', 'urn:articulate:storyline:7QfXa2LmB4k')).statusCode).toBe(200);
+      let left = Date.parse(await expiresAt()) - Date.now();
+      for (let i = 0; i < 50 && left > 60_000; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        left = Date.parse(await expiresAt()) - Date.now();
+      }
+      expect(left).toBeLessThanOrEqual(60_000);
+      expect(left).toBeGreaterThan(0); // the grace: what the course sends as it closes still lands
+      expect((await send('experienced', 'urn:articulate:storyline:7QfXa2LmB4k')).statusCode).toBe(200);
+    });
+
     it('refuses a launch without a usable learner, naming the field', async () => {
       const packageId = await importStoryline();
       const response = await launch(packageId, { learner: { name: 'Ada', mbox: 'not-an-address' } });
@@ -388,6 +422,62 @@ describe('Test Bench', () => {
       expect(cleared.json()).toMatchObject({ reference: null });
       expect((await attempt(l.registration)) as unknown).toMatchObject({ verdict: null });
       expect((await t.admin({ method: 'DELETE', url: `/admin/api/stores/bench/packages/${randomUUID()}/reference` })).statusCode).toBe(404);
+    });
+
+    it('waives an AU as the LMS: waived in a session of its own, then satisfied for the block and the course', async () => {
+      const packageId = await importCmi5();
+      const l = await launchCmi5(packageId);
+      const waive = (body: Record<string, unknown>, registration = l.registration) =>
+        t.admin({ method: 'POST', url: `/admin/api/stores/bench/attempts/${registration}/waivers`, payload: body });
+
+      const badReason = await waive({ unit: 'https://lore.example/course/ladders/au/quiz', reason: 'Because' });
+      expect(badReason.statusCode).toBe(400);
+      expect(badReason.json()).toMatchObject({ error: { field: 'reason', message: expect.stringContaining('Tested Out') as unknown } });
+      const unknownUnit = await waive({ unit: 'https://lore.example/nope', reason: 'Tested Out' });
+      expect(unknownUnit.statusCode).toBe(400);
+      expect(unknownUnit.json()).toMatchObject({ error: { code: 'unknown_unit' } });
+      expect((await waive({ unit: 'https://lore.example/course/ladders/au/quiz', reason: 'Tested Out' }, randomUUID())).statusCode).toBe(404);
+
+      const waived = await waive({ unit: 'https://lore.example/course/ladders/au/quiz', reason: 'Tested Out' });
+      expect(waived.statusCode, waived.body).toBe(201);
+      const { statementId, sessionId } = waived.json() as { statementId: string; sessionId: string };
+
+      let seen = await attempt(l.registration);
+      for (let i = 0; i < 50 && seen.statements.filter((s) => s.statement.verb.id.endsWith('/satisfied')).length < 2; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        seen = await attempt(l.registration);
+      }
+      type Full = { id: string; byLms: boolean; statement: { verb: { id: string }; object: { id: string }; result?: Record<string, unknown>; context: { extensions: Record<string, string>; contextActivities: { category: Array<{ id: string }> } } } };
+      const statements = seen.statements as unknown as Full[];
+      const record = statements.find((s) => s.id === statementId)!;
+      expect(record.byLms).toBe(true);
+      expect(record.statement.verb.id).toBe('https://w3id.org/xapi/adl/verbs/waived');
+      expect(record.statement.object.id).toBe(l.activityId);
+      expect(record.statement.result).toEqual({ success: true, completion: true, extensions: { 'https://w3id.org/xapi/cmi5/result/extensions/reason': 'Tested Out' } });
+      expect(record.statement.context.contextActivities.category.map((c) => c.id)).toEqual([CMI5_CATEGORY, MOVEON_CATEGORY]);
+      const launchSession = statements[0]!.statement.context.extensions[SESSION];
+      expect(record.statement.context.extensions[SESSION]).toBe(sessionId);
+      expect(sessionId).not.toBe(launchSession);
+      // What the waiver satisfied is recorded in the waiver's session, the only one it may share.
+      const satisfied = statements.filter((s) => s.statement.verb.id === 'https://w3id.org/xapi/adl/verbs/satisfied');
+      expect(satisfied.map((s) => [s.statement.object.id, s.statement.context.extensions[SESSION]])).toEqual([
+        [`urn:lore:package:${packageId}:block:1`, sessionId],
+        [`urn:lore:package:${packageId}:course`, sessionId],
+      ]);
+      expect(seen.outcome).toMatchObject({ completion: true, success: true });
+      expect(seen.violations).toEqual([]);
+
+      const again = await waive({ unit: 'https://lore.example/course/ladders/au/quiz', reason: 'Administrative' });
+      expect(again.statusCode).toBe(409);
+      expect(again.json()).toMatchObject({ error: { code: 'already_waived' } });
+    });
+
+    it('refuses to waive in a Tin Can attempt: only cmi5 has AUs to waive', async () => {
+      const imported = await importZip(zip([{ name: 'tincan.xml', content: manifest('tincan/storyline/tincan.xml') }, { name: 'index_lms.html', content: 'x' }]));
+      const { registration } = (await launch((imported.json() as { id: string }).id)).json() as { registration: string };
+      const refused = await t.admin({ method: 'POST', url: `/admin/api/stores/bench/attempts/${registration}/waivers`, payload: { unit: 'x', reason: 'Administrative' } });
+      expect(refused.statusCode).toBe(409);
+      expect(refused.json()).toMatchObject({ error: { code: 'not_cmi5' } });
     });
 
     it('records abandoned for a session left open when the AU is launched again', async () => {

@@ -6,7 +6,8 @@ import type { AttemptView as Attempt } from '../../../src-server/admin/contract'
 import { dateTime } from '../../ui/format';
 import { ErrorState, LoadingState } from '../../ui/StateViews';
 import { agentName, statementSentence } from '../explorer/statement-sentence';
-import { useAttempt, useClearReference, useSetReference } from './queries';
+import { AttemptUnits } from './AttemptUnits';
+import { useAttempt, useClearReference, usePackages, useSetReference } from './queries';
 
 type Outcome = Attempt['outcome'];
 
@@ -25,6 +26,7 @@ function scoreText(score: Outcome['score']): string {
 export function AttemptView({ slug, registration, onBack }: { slug: string; registration: string; onBack: () => void }) {
   const client = useAdminClient();
   const attempt = useAttempt(slug, registration);
+  const packages = usePackages(slug);
   const setReference = useSetReference();
   const clearReference = useClearReference();
   const [downloadError, setDownloadError] = useState<AdminError | undefined>();
@@ -41,6 +43,7 @@ export function AttemptView({ slug, registration, onBack }: { slug: string; regi
     flagged.set(violation.statementId, [...(flagged.get(violation.statementId) ?? []), violation]);
   }
   const errors = view.violations.filter((v) => v.severity === 'error').length;
+  const pkg = packages.data?.packages.find((candidate) => candidate.id === view.packageId);
 
   return (
     <Stack gap="lg" data-testid="attempt">
@@ -109,6 +112,8 @@ export function AttemptView({ slug, registration, onBack }: { slug: string; regi
           </Stack>
         </Alert>
       )}
+
+      {pkg?.kind === 'cmi5' && <AttemptUnits slug={slug} view={view} pkg={pkg} onChanged={attempt.reload} />}
 
       {view.violations.length === 0 ? (
         <Alert color="green" title="No rule broken" data-testid="violations">

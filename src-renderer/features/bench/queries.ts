@@ -27,3 +27,4 @@ export const useDeletePackage = () => useAdminMutation('packages.delete');
 export const useLaunch = () => useAdminMutation('packages.launch');
 export const useSetReference = () => useAdminMutation('packages.setReference');
 export const useClearReference = () => useAdminMutation('packages.clearReference');
+export const useWaive = () => useAdminMutation('attempts.waive');

@@ -14,7 +14,8 @@ import type { BenchContext } from '../../../bench/bench-context';
 import { LaunchRefusal, launchUnit } from '../../../bench/launches';
 import { importPackage, PACKAGE_LIMITS, toPackageView } from '../../../bench/packages';
 import { PackageError } from '../../../bench/package-error';
-import { launchInputSchema } from '../../../admin/contract';
+import { launchInputSchema, waiverInputSchema } from '../../../admin/contract';
+import { waiveUnit } from '../../../bench/waivers';
 import { attemptJson, renderAttemptReport } from '../../../bench/attempt-report';
 import { referenceOutcomeSchema } from '../../../bench/reference-outcome';
 import { z } from 'zod';
@@ -151,6 +152,17 @@ export default async function benchRoutes(app: FastifyInstance, deps: { bench: B
   app.get<{ Params: { slug: string; registration: string } }>('/stores/:slug/attempts/:registration', async (request) => {
     const store = await findStoreOr404(storage, request.params.slug);
     return findAttemptOr404(store, request.params.registration);
+  });
+
+  app.post<{ Params: { slug: string; registration: string } }>('/stores/:slug/attempts/:registration/waivers', async (request, reply) => {
+    const store = await findStoreOr404(storage, request.params.slug);
+    const input = parseInput(waiverInputSchema, request.body ?? {}, 'body');
+    try {
+      return reply.code(201).send(await waiveUnit(bench, store, request.params.registration, input));
+    } catch (err) {
+      if (err instanceof LaunchRefusal) throw new LrsError(err.status, err.code, err.message);
+      throw err;
+    }
   });
 
   // A report to keep or send: a page a person reads (html) or the data for tools (json).
