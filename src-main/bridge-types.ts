@@ -6,7 +6,7 @@
  * that it type-checks and bundles everywhere.
  */
 
-import type { AdminInput, AdminOperationName, AdminOutput, LiveEventView, RefusalEventView } from '../src-server/admin/contract';
+import type { AdminInput, AdminOperationName, AdminOutput, StoreChangeView, RefusalEventView } from '../src-server/admin/contract';
 import type { DesktopInput, DesktopOperationName, DesktopPreferences, LocalSettings } from './desktop-contract';
 
 /** The one IPC channel of this issue: `invoke` asks for the status, `send` pushes changes. */
@@ -70,7 +70,7 @@ export interface LoreBridge extends LoreDesktopBridge {
    */
   admin<N extends AdminOperationName>(name: N, input: AdminInput<N>): Promise<AdminBridgeResult<AdminOutput<N>>>;
   /** Relays the active connection's live events (/admin/api/events); returns the unsubscribe. */
-  onAdminEvent(listener: (event: LiveEventView) => void): () => void;
+  onAdminEvent(listener: (event: StoreChangeView) => void): () => void;
   /** Relays the active connection's refused-request events; returns the unsubscribe. */
   onAdminRefusal(listener: (event: RefusalEventView) => void): () => void;
   /** Which deployment the console is managing now. */

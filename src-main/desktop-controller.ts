@@ -3,7 +3,7 @@
  * manages, where its admin calls go (with which token), what the Connection screen shows and does,
  * and whose live events are relayed. index.ts wires it to IPC, the tray and the app lifecycle.
  */
-import type { LiveEventView, RefusalEventView } from '../src-server/admin/contract';
+import type { StoreChangeView, RefusalEventView } from '../src-server/admin/contract';
 import { forwardAdminCall, zodIssueToError } from './admin-forwarder';
 import type { FetchLike, TargetResolution } from './admin-forwarder';
 import type { AdminBridgeResult, ConnectionDescription, DesktopState, ServiceStatus } from './bridge-types';
@@ -24,7 +24,7 @@ export interface DesktopControllerOptions {
   fetch?: FetchLike;
   /** Pushes to the console window. */
   emitConnection?: (connection: ConnectionDescription) => void;
-  emitAdminEvent?: (event: LiveEventView) => void;
+  emitAdminEvent?: (event: StoreChangeView) => void;
   emitAdminRefusal?: (event: RefusalEventView) => void;
   log?: (message: string) => void;
   relayBackoffMs?: { initial: number; max: number };

@@ -2,18 +2,20 @@
  * Relays the active connection's live events (`GET /admin/api/events`, server-sent events) to the
  * console. The renderer cannot open that stream itself: EventSource sends no Authorization
  * header, and the admin token never leaves the main process. So main reads the stream with
- * fetch, validates each `statement` event against the contract's `liveEventSchema`, and hands it
- * on; the stream is reopened with backoff when it drops, and replaced when the connection changes.
+ * fetch, validates each `change` event (a Store's statements changed) against the contract's
+ * `storeChangeSchema`, and hands it on; the stream is reopened with backoff when it drops, with the
+ * last change's id (Last-Event-ID), so the service tells at once what changed meanwhile; it is
+ * replaced when the connection changes.
  */
-import { liveEventSchema, refusalEventSchema } from '../src-server/admin/contract';
-import type { LiveEventView, RefusalEventView } from '../src-server/admin/contract';
+import { storeChangeSchema, refusalEventSchema } from '../src-server/admin/contract';
+import type { StoreChangeView, RefusalEventView } from '../src-server/admin/contract';
 import { createSseParser, type SseMessage } from '../src-server/admin/sse-parser';
 import { adminApiUrl } from './admin-forwarder';
 import type { AdminTarget, FetchLike } from './admin-forwarder';
 
 export interface LiveEventRelayOptions {
   fetch?: FetchLike;
-  emit(event: LiveEventView): void;
+  emit(event: StoreChangeView): void;
   /** Refused requests logged (`event: refusal`), validated against the contract likewise. */
   emitRefusal?(event: RefusalEventView): void;
   log?: (message: string) => void;
@@ -56,7 +58,7 @@ export function createLiveEventRelay(options: LiveEventRelayOptions): LiveEventR
         }
         const relay = (message: SseMessage): void => {
           if (message.id !== undefined) lastEventId = message.id;
-          if (message.event !== 'statement' && message.event !== 'refusal') return;
+          if (message.event !== 'change' && message.event !== 'refusal') return;
           let json: unknown;
           try {
             json = JSON.parse(message.data);
@@ -70,7 +72,7 @@ export function createLiveEventRelay(options: LiveEventRelayOptions): LiveEventR
             else log('live events: a refusal event that does not match the contract was ignored');
             return;
           }
-          const parsed = liveEventSchema.safeParse(json);
+          const parsed = storeChangeSchema.safeParse(json);
           if (parsed.success) options.emit(parsed.data);
           else log('live events: an event that does not match the contract was ignored');
         };

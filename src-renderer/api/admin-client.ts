@@ -4,9 +4,9 @@
  * which forwards to the active connection). Features depend on this interface only; lint forbids
  * them to import a transport.
  */
-import type { AdminInput, AdminOperationName, AdminOutput, LiveEventView, PackageView, RefusalEventView } from '../../src-server/admin/contract';
+import type { AdminInput, AdminOperationName, AdminOutput, PackageView, RefusalEventView, StoreChangeView } from '../../src-server/admin/contract';
 
-export type { AdminInput, AdminOperationName, AdminOutput, LiveEventView, PackageView, RefusalEventView };
+export type { AdminInput, AdminOperationName, AdminOutput, PackageView, RefusalEventView, StoreChangeView };
 
 /** Which deployment the console manages; the header always shows it. */
 export interface ConnectionInfo {
@@ -27,8 +27,11 @@ export interface SubscribeOptions {
 
 export interface AdminClient {
   call<N extends AdminOperationName>(name: N, input: AdminInput<N>): Promise<AdminOutput<N>>;
-  /** Live statement events; returns the function that unsubscribes. */
-  subscribe(listener: (event: LiveEventView) => void, options?: SubscribeOptions): () => void;
+  /**
+   * Live news of the Stores: which Store's statements changed (coalesced, a few a second); returns
+   * the function that unsubscribes. What a screen shows of that Store is asked again.
+   */
+  subscribe(listener: (change: StoreChangeView) => void, options?: SubscribeOptions): () => void;
   connection(): Promise<ConnectionInfo>;
   /**
    * Takes a backup of the database (POST /admin/api/backups) and saves the SQLite file: the

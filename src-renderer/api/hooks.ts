@@ -6,7 +6,7 @@
  */
 import { useQuery } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { AdminInput, AdminOperationName, AdminOutput, LiveEventView, SubscribeOptions } from './admin-client';
+import type { AdminInput, AdminOperationName, AdminOutput, StoreChangeView, SubscribeOptions } from './admin-client';
 import { toAdminError, type AdminError } from './admin-client';
 import { useAdminClient } from './client-context';
 
@@ -70,35 +70,47 @@ export function useAdminMutation<N extends AdminOperationName>(name: N): Mutatio
 }
 
 /**
- * Calls `onEvent` for each live statement event (of one Store, or all), at most once per
- * `throttleMs` with the events gathered meanwhile. Returns whether the live stream is connected.
+ * Calls `onChanges` when the Store (or any Store) changed, at most once per `throttleMs` with the
+ * news gathered meanwhile, and with no news when the live stream comes back after a drop: what
+ * changed while it was down is then asked again, not waited for. Returns whether the live stream
+ * is connected.
  */
 export function useLiveEvents(
-  onEvents: (events: LiveEventView[]) => void,
+  onChanges: (changes: StoreChangeView[]) => void,
   options: { store?: string | undefined; throttleMs?: number; enabled?: boolean } = {},
 ): boolean {
   const client = useAdminClient();
   const [connected, setConnected] = useState(false);
-  const handler = useRef(onEvents);
+  const handler = useRef(onChanges);
   useEffect(() => {
-    handler.current = onEvents;
+    handler.current = onChanges;
   });
   const { store, throttleMs = 250, enabled = true } = options;
 
   useEffect(() => {
     if (!enabled) return;
-    let pending: LiveEventView[] = [];
+    let pending: StoreChangeView[] = [];
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let dropped = false;
     const flush = () => {
       timer = undefined;
-      const events = pending;
+      const changes = pending;
       pending = [];
-      handler.current(events);
+      handler.current(changes);
     };
-    const subscribeOptions: SubscribeOptions = { onConnectionChange: setConnected };
+    const subscribeOptions: SubscribeOptions = {
+      onConnectionChange: (now) => {
+        setConnected(now);
+        if (!now) dropped = true;
+        else if (dropped) {
+          dropped = false;
+          timer ??= setTimeout(flush, 0);
+        }
+      },
+    };
     if (store !== undefined) subscribeOptions.store = store;
-    const unsubscribe = client.subscribe((event) => {
-      pending.push(event);
+    const unsubscribe = client.subscribe((change) => {
+      pending.push(change);
       timer ??= setTimeout(flush, throttleMs);
     }, subscribeOptions);
     return () => {

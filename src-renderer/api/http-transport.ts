@@ -5,7 +5,7 @@
  */
 import { dispositionFileName } from '../../src-server/admin/content-disposition';
 import { BACKUPS_PATH, buildAdminRequest } from '../../src-server/admin/contract';
-import type { AdminClient, AdminInput, BackupDownload, AdminOperationName, AdminOutput, ConnectionInfo, LiveEventView, PackageView, RefusalEventView, SubscribeOptions } from './admin-client';
+import type { AdminClient, AdminInput, BackupDownload, AdminOperationName, AdminOutput, ConnectionInfo, PackageView, RefusalEventView, StoreChangeView, SubscribeOptions } from './admin-client';
 import { AdminError } from './admin-client';
 import { parseErrorBody } from './error-body';
 import { createSseParser, reconnectDelayMs } from './sse';
@@ -56,17 +56,19 @@ export function createHttpAdminClient(options: HttpClientOptions): AdminClient {
     return (text === '' ? undefined : JSON.parse(text)) as AdminOutput<N>;
   }
 
-  function subscribe(listener: (event: LiveEventView) => void, subscribeOptions: SubscribeOptions = {}): () => void {
+  function subscribe(listener: (change: StoreChangeView) => void, subscribeOptions: SubscribeOptions = {}): () => void {
     const controller = new AbortController();
     let attempt = 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    // The last change read: a stream that comes back is told what changed since (Last-Event-ID).
+    let lastEventId: string | undefined;
     const query = subscribeOptions.store ? `?store=${encodeURIComponent(subscribeOptions.store)}` : '';
 
     // EventSource cannot send an Authorization header, so the stream is read with fetch.
     const connect = async (): Promise<void> => {
       try {
         const response = await doFetch(`${baseUrl}/admin/api/events${query}`, {
-          headers: { authorization, accept: 'text/event-stream' },
+          headers: { authorization, accept: 'text/event-stream', ...(lastEventId !== undefined ? { 'last-event-id': lastEventId } : {}) },
           signal: controller.signal,
         });
         if (response.status === 401) {
@@ -87,10 +89,11 @@ export function createHttpAdminClient(options: HttpClientOptions): AdminClient {
               if (!subscribeOptions.store || refusal.store === subscribeOptions.store) subscribeOptions.onRefusal?.(refusal);
               continue;
             }
-            if (message.event !== 'statement') continue;
-            const event = JSON.parse(message.data) as LiveEventView;
-            if (subscribeOptions.store && event.store !== subscribeOptions.store) continue;
-            listener(event);
+            if (message.event !== 'change') continue;
+            if (message.id !== undefined) lastEventId = message.id;
+            const change = JSON.parse(message.data) as StoreChangeView;
+            if (subscribeOptions.store && change.store !== subscribeOptions.store) continue;
+            listener(change);
           }
         }
       } catch {

@@ -4,7 +4,7 @@
  * the same `buildAdminRequest`. The admin token never enters the renderer.
  */
 import type { LoreBridge } from '../../src-main/bridge-types';
-import type { AdminClient, AdminInput, BackupDownload, AdminOperationName, AdminOutput, LiveEventView, PackageView, SubscribeOptions } from './admin-client';
+import type { AdminClient, AdminInput, BackupDownload, AdminOperationName, AdminOutput, StoreChangeView, PackageView, SubscribeOptions } from './admin-client';
 import { AdminError } from './admin-client';
 
 export function createIpcAdminClient(bridge: LoreBridge): AdminClient {
@@ -14,7 +14,7 @@ export function createIpcAdminClient(bridge: LoreBridge): AdminClient {
       if (!result.ok) throw new AdminError(result.error);
       return result.value;
     },
-    subscribe(listener: (event: LiveEventView) => void, options: SubscribeOptions = {}) {
+    subscribe(listener: (event: StoreChangeView) => void, options: SubscribeOptions = {}) {
       // The main process keeps one stream per connection and relays it; it is "connected" as
       // far as this window can tell.
       options.onConnectionChange?.(true);

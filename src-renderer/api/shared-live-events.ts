@@ -5,13 +5,13 @@
  * for; the stream closes a while after the last listener leaves, so moving between screens (one
  * unsubscribes just before the next subscribes) keeps it open instead of reconnecting.
  */
-import type { AdminClient, LiveEventView, SubscribeOptions } from './admin-client';
+import type { AdminClient, StoreChangeView, SubscribeOptions } from './admin-client';
 
 /** How long the stream stays open with nobody listening. */
 const LINGER_MS = 10_000;
 
 interface Listener {
-  onEvent: (event: LiveEventView) => void;
+  onEvent: (change: StoreChangeView) => void;
   options: SubscribeOptions;
 }
 

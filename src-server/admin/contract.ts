@@ -209,6 +209,8 @@ export const serviceStatusSchema = z.object({
   damage: z.string().nullable().optional(),
   /** The scheduled backups; absent when the service keeps none (a storage without backup files). */
   backups: backupScheduleSchema.optional(),
+  /** Live-event streams open now (a browser's console tabs share one). */
+  liveStreams: z.number().int().optional(),
 });
 export type ServiceStatusView = z.infer<typeof serviceStatusSchema>;
 
@@ -262,6 +264,19 @@ export const liveEventSchema = z.object({
 export type LiveEventView = z.infer<typeof liveEventSchema>;
 
 /**
+ * `event: change` of /admin/api/events: a Store's statements changed (accepted, voided or
+ * rejected), up to `toSeq`, `count` of them since the Store's previous message (null when the
+ * stream resumed from Last-Event-ID and did not count them). Coalesced: a few a second per Store
+ * under any load. The console asks again for what it shows of that Store.
+ */
+export const storeChangeSchema = z.object({
+  store: z.string(),
+  toSeq: z.number().int(),
+  count: z.number().int().nullable(),
+});
+export type StoreChangeView = z.infer<typeof storeChangeSchema>;
+
+/**
  * One refused request (GET /admin/api/stores/:slug/refusals, GET /admin/api/refusals): a request
  * answered 4xx/5xx before any statement of it reached the rejected-statement log. Identical
  * refusals in quick succession are one entry with a `count`. Never holds a secret.
@@ -309,7 +324,11 @@ export const refusalEventSchema = z.object({
 export type RefusalEventView = z.infer<typeof refusalEventSchema>;
 
 /** Query of `/admin/api/events`: one Store's events, or every Store's. */
-export const liveEventsQuerySchema = z.strictObject({ store: z.string().optional() });
+export const liveEventsQuerySchema = z.strictObject({
+  store: z.string().optional(),
+  /** `statements`: an `event: statement` per statement too (for tools; the console needs only `change`). */
+  detail: z.enum(['statements']).optional(),
+});
 
 /** Path of the live event stream below /admin/api (in adminRawOperations: it is a stream). */
 const LIVE_EVENTS_PATH = '/events';
@@ -507,7 +526,11 @@ export const adminRawOperations = {
     input: liveEventsQuerySchema,
     output: {
       mediaType: 'text/event-stream',
-      schema: z.union([liveEventSchema.meta({ title: 'event: statement' }), refusalEventSchema.meta({ title: 'event: refusal' })]),
+      schema: z.union([
+        storeChangeSchema.meta({ title: 'event: change' }),
+        liveEventSchema.meta({ title: 'event: statement (with detail=statements)' }),
+        refusalEventSchema.meta({ title: 'event: refusal' }),
+      ]),
     },
     needsAdminToken: true,
   },

@@ -5,71 +5,134 @@
  * One bus per service, made by buildServer and handed to what publishes and what subscribes (so
  * two services in one process, as in tests, never see each other's events). The write path
  * (lrs/statement-writes.ts) calls `announce*` after its write resolved; they return at once. When
- * nobody listens they do nothing at all; otherwise the few reads that complete an event (its seq)
- * run on a later turn of the event loop, so the client that sent the statements never waits for
- * them. Changes other processes commit to a shared database (Storage.watchChanges) are relayed too.
+ * nobody listens they do nothing at all. Changes other processes commit to a shared database
+ * (Storage.watchChanges) are relayed too.
+ *
+ * Two kinds of statement news, because watching must not cost ingestion:
+ * - `change`, what the console listens to: per Store, which Store changed, up to which seq and how
+ *   many statements, coalesced over `coalesceMs` (a few messages a second under any load, one
+ *   storage read per Store and flush, whatever the number of statements);
+ * - `statement`, one event per statement (its id and status), for tools that ask for them
+ *   (`?detail=statements`): its few reads run only while such a stream is open.
+ * Each event is serialised once, as the server-sent-event frame every stream writes as it is.
  */
 import { EventEmitter } from 'node:events';
 import type { RejectionRow, Storage, StorageChange, StoreRecord } from '../storage/storage';
-import type { LiveEventView, RefusalEventView } from './contract';
+import type { LiveEventView, RefusalEventView, StoreChangeView } from './contract';
 
 export type LiveEventListener = (event: LiveEventView) => void;
 export type RefusalEventListener = (event: RefusalEventView) => void;
 
+/** An event with its server-sent-event frame (`event:`, `id:`, `data:` lines), made once for every stream. */
+export interface EventFrame<T> {
+  view: T;
+  frame: string;
+}
+
+interface FrameViews {
+  statement: LiveEventView;
+  change: StoreChangeView;
+  refusal: RefusalEventView;
+}
+type FrameKind = keyof FrameViews;
+
+/** How long statement news is gathered into one `change` message per Store. */
+const COALESCE_MS = 250;
+
+function frameOf<T>(kind: FrameKind, view: T, id?: number): EventFrame<T> {
+  return { view, frame: `event: ${kind}\n${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(view)}\n\n` };
+}
+
+/** The `change` frame of a Store; `count` null when not counted (a resumed stream). */
+export function changeFrame(change: StoreChangeView): EventFrame<StoreChangeView> {
+  return frameOf('change', change, change.toSeq);
+}
+
+interface PendingChange {
+  store: Pick<StoreRecord, 'id' | 'slug'>;
+  count: number;
+  /** The highest seq known from the news itself (other processes' changes carry it). */
+  toSeq: number;
+}
+
 export class LiveEventBus {
   private readonly emitter = new EventEmitter();
   private readonly stopWatching: () => void;
+  private readonly coalesceMs: number;
+  private readonly pending = new Map<string, PendingChange>();
+  private flushTimer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(private readonly storage: Storage) {
-    // Every open console tab is a listener; the stream route bounds what each one may buffer.
+  constructor(
+    private readonly storage: Storage,
+    options: { coalesceMs?: number } = {},
+  ) {
+    this.coalesceMs = options.coalesceMs ?? COALESCE_MS;
+    // Every open console stream is a listener; the stream route bounds what each one may buffer.
     this.emitter.setMaxListeners(0);
     // What other service processes on the same database record shows here too (PostgreSQL).
     this.stopWatching = storage.watchChanges?.((change) => this.later(() => this.relayChange(change))) ?? (() => {});
   }
 
+  private listeners(kind: FrameKind): number {
+    return this.emitter.listenerCount(kind);
+  }
+
+  /** Live-event streams open now: each listens for changes once. */
+  get streams(): number {
+    return this.listeners('change');
+  }
+
   get listening(): boolean {
-    return this.emitter.listenerCount('statement') > 0;
+    return this.listeners('statement') + this.listeners('change') + this.listeners('refusal') > 0;
   }
 
   publish(event: LiveEventView): void {
-    this.emitter.emit('statement', event);
+    if (this.listeners('statement') > 0) this.emitter.emit('statement', frameOf('statement', event, event.seq));
   }
 
   /** A refused request was logged (refusal-recorder.ts); nothing happens when nobody listens. */
   publishRefusal(event: RefusalEventView): void {
-    this.emitter.emit('refusal', event);
+    if (this.listeners('refusal') > 0) this.emitter.emit('refusal', frameOf('refusal', event));
+  }
+
+  /** Frames of one kind as they are published; returns the unsubscribe function. */
+  subscribeFrames<K extends FrameKind>(
+    kind: K,
+    listener: (frame: EventFrame<FrameViews[K]>) => void,
+  ): () => void {
+    // One throwing listener must not keep the others from their events.
+    const safe = (frame: EventFrame<FrameViews[K]>) => {
+      try {
+        listener(frame);
+      } catch {
+        // the listener's own problem
+      }
+    };
+    this.emitter.on(kind, safe);
+    return () => this.emitter.off(kind, safe);
   }
 
   /** Refused requests as they are logged; returns the unsubscribe function. */
   subscribeRefusals(listener: RefusalEventListener): () => void {
-    const safe: RefusalEventListener = (event) => {
-      try {
-        listener(event);
-      } catch {
-        // the listener's own problem
-      }
-    };
-    this.emitter.on('refusal', safe);
-    return () => this.emitter.off('refusal', safe);
+    return this.subscribeFrames('refusal', (frame) => listener(frame.view));
   }
 
-  /** Returns the unsubscribe function. */
+  /** Each statement as it is recorded (the detailed events); returns the unsubscribe function. */
   subscribe(listener: LiveEventListener): () => void {
-    // One throwing listener must not keep the others from their events.
-    const safe: LiveEventListener = (event) => {
-      try {
-        listener(event);
-      } catch {
-        // the listener's own problem
-      }
-    };
-    this.emitter.on('statement', safe);
-    return () => this.emitter.off('statement', safe);
+    return this.subscribeFrames('statement', (frame) => listener(frame.view));
   }
 
-  /** Stops relaying other processes' changes (the service is closing). */
+  /** The coalesced news of each Store (what the console reads); returns the unsubscribe function. */
+  subscribeChanges(listener: (change: StoreChangeView) => void): () => void {
+    return this.subscribeFrames('change', (frame) => listener(frame.view));
+  }
+
+  /** Stops relaying other processes' changes and drops news not sent yet (the service is closing). */
   dispose(): void {
     this.stopWatching();
+    if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    this.pending.clear();
   }
 
   /**
@@ -78,6 +141,8 @@ export class LiveEventBus {
    */
   announceStatements(store: StoreRecord, rows: ReadonlyArray<{ statementId: string; voidsStatementId: string | null }>, inserted: readonly string[]): void {
     if (inserted.length === 0) return;
+    this.noteChange(store, inserted.length, 0);
+    if (this.listeners('statement') === 0) return;
     this.later(async () => {
       const fresh = new Set(inserted);
       for (const row of rows) {
@@ -100,6 +165,8 @@ export class LiveEventBus {
    */
   announceRejections(store: StoreRecord, rows: readonly RejectionRow[]): void {
     if (rows.length === 0) return;
+    this.noteChange(store, rows.length, 0);
+    if (this.listeners('statement') === 0) return;
     this.later(async () => {
       const { receivedAt, keyId } = rows[0]!;
       const page = await this.storage.searchExplorer(store.id, { status: 'rejected', since: receivedAt, until: receivedAt, limit: Math.min(500, rows.length * 4) });
@@ -112,11 +179,38 @@ export class LiveEventBus {
   }
 
   private later(work: () => Promise<void>): void {
-    if (!this.listening && this.emitter.listenerCount('refusal') === 0) return;
+    if (!this.listening) return;
     setImmediate(() => {
       // An event lost to a storage error only delays the console until its next refresh.
       work().catch(() => {});
     });
+  }
+
+  /** Gathers a Store's news for the next `change` message; nothing while no stream listens for them. */
+  private noteChange(store: Pick<StoreRecord, 'id' | 'slug'>, count: number, toSeq: number): void {
+    if (this.listeners('change') === 0) return;
+    const current = this.pending.get(store.id);
+    this.pending.set(store.id, { store, count: (current?.count ?? 0) + count, toSeq: Math.max(current?.toSeq ?? 0, toSeq) });
+    this.flushTimer ??= setTimeout(() => {
+      this.flushTimer = undefined;
+      this.flushChanges().catch(() => {});
+    }, this.coalesceMs);
+  }
+
+  /** One `change` per Store with news: up to the newest seq the Store holds now. */
+  private async flushChanges(): Promise<void> {
+    const batch = [...this.pending.values()];
+    this.pending.clear();
+    for (const { store, count, toSeq } of batch) {
+      const newest = await this.newestSeq(store.id);
+      this.emitter.emit('change', changeFrame({ store: store.slug, toSeq: Math.max(toSeq, newest ?? 0), count }));
+    }
+  }
+
+  /** The newest seq among a Store's statements and rejections; null when it holds none. */
+  async newestSeq(storeId: string): Promise<number | null> {
+    const page = await this.storage.searchExplorer(storeId, { limit: 1 });
+    return page.records[0]?.seq ?? null;
   }
 
   /** Publishes a change another process committed, read back from the storage like a local one. */
@@ -130,6 +224,8 @@ export class LiveEventBus {
     }
     const store = await this.storage.findStoreById(change.storeId);
     if (!store) return;
+    this.noteChange(store, change.toSeq - change.fromSeq + 1 + change.voided.length, change.toSeq);
+    if (this.listeners('statement') === 0) return;
     const page = await this.storage.searchExplorer(store.id, { beforeSeq: change.toSeq + 1, limit: Math.min(500, change.toSeq - change.fromSeq + 1) });
     // Newest first from the Explorer; announced in receipt order.
     for (const record of page.records.filter((r) => r.seq >= change.fromSeq).reverse()) {

@@ -183,7 +183,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
         verified: (_request, reply) => reply.statusCode < 300,
       });
       await admin.register(adminAuthPlugin, { adminToken: options.adminToken });
-      await admin.register(statusRoutes, { ...adminDeps, startedAt, serviceInfo: options.serviceInfo, backups: options.backups });
+      await admin.register(statusRoutes, { ...adminDeps, startedAt, serviceInfo: options.serviceInfo, backups: options.backups, liveStreams: () => events.streams });
       await admin.register(storeActionRoutes, { ...adminDeps, clock, events });
       await admin.register(metricsRoutes, adminDeps);
       await admin.register(eventRoutes, { ...adminDeps, events, heartbeatMs: options.eventHeartbeatMs });

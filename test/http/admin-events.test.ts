@@ -1,4 +1,8 @@
-/** /admin/api/events over a real socket: the console reads it with fetch streaming. */
+/**
+ * /admin/api/events over a real socket: the console reads it with fetch streaming. The console's
+ * `change` news per Store (coalesced, resumable from Last-Event-ID), and the per-statement events
+ * tools ask for with ?detail=statements.
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -7,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { resolveAdminToken } from '../../src-server/admin/admin-token';
-import { liveEventSchema, type LiveEventView } from '../../src-server/admin/contract';
+import { liveEventSchema, storeChangeSchema, type LiveEventView } from '../../src-server/admin/contract';
 import { LiveEventBus } from '../../src-server/admin/live-events';
 import { buildServer } from '../../src-server/http/build-server';
 import { errorHandlingPlugin } from '../../src-server/http/plugins/error-handler';
@@ -30,10 +34,10 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function start(options: { heartbeatMs?: number } = {}): Promise<Running> {
+async function start(options: { heartbeatMs?: number; coalesceMs?: number } = {}): Promise<Running> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'lore-events-'));
   const { storage, release } = await openTestStorage(dataDir);
-  const events = new LiveEventBus(storage);
+  const events = new LiveEventBus(storage, { coalesceMs: options.coalesceMs ?? 50 });
   let base = '';
   const app = buildServer({
     storage,
@@ -59,7 +63,7 @@ async function start(options: { heartbeatMs?: number } = {}): Promise<Running> {
 
 /** Reads a text/event-stream: collects events and comments as they arrive. */
 function readStream(response: Response) {
-  const events: Array<{ event: string; data: string }> = [];
+  const events: Array<{ event: string; data: string; id?: string }> = [];
   const comments: string[] = [];
   let ended = false;
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
@@ -78,7 +82,8 @@ function readStream(response: Response) {
           if (lines.every((line) => line.startsWith(':'))) comments.push(...lines.map((line) => line.slice(1).trim()));
           const event = lines.find((line) => line.startsWith('event: '))?.slice(7);
           const data = lines.filter((line) => line.startsWith('data: ')).map((line) => line.slice(6)).join('\n');
-          if (event) events.push({ event, data });
+          const id = lines.find((line) => line.startsWith('id: '))?.slice(4);
+          if (event) events.push({ event, data, ...(id === undefined ? {} : { id }) });
         }
       }
     } catch {
@@ -90,6 +95,7 @@ function readStream(response: Response) {
     events,
     comments,
     statements: () => events.filter((e) => e.event === 'statement').map((e) => liveEventSchema.parse(JSON.parse(e.data))),
+    changes: () => events.filter((e) => e.event === 'change').map((e) => ({ ...storeChangeSchema.parse(JSON.parse(e.data)), id: e.id })),
     get ended() {
       return ended;
     },
@@ -116,7 +122,7 @@ describe('live events', () => {
   it('streams every accepted, voided and rejected statement as it is recorded, with the seq the Explorer shows', async () => {
     const r = await start();
     const key = await createStoreAndKey(r, 'demo');
-    const response = await r.admin('/events');
+    const response = await r.admin('/events?detail=statements');
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     const stream = readStream(response);
@@ -145,7 +151,7 @@ describe('live events', () => {
     const r = await start();
     const demo = await createStoreAndKey(r, 'demo');
     const other = await createStoreAndKey(r, 'other');
-    const stream = readStream(await r.admin('/events?store=other'));
+    const stream = readStream(await r.admin('/events?store=other&detail=statements'));
     cleanups.push(stream.cancel);
     await vi.waitFor(() => expect(stream.comments).toContain('connected'));
     await sendStatements(r, 'demo', demo, statement());
@@ -158,11 +164,78 @@ describe('live events', () => {
   it('streams the console test statement too', async () => {
     const r = await start();
     await createStoreAndKey(r, 'demo');
-    const stream = readStream(await r.admin('/events'));
+    const stream = readStream(await r.admin('/events?detail=statements'));
     cleanups.push(stream.cancel);
     await vi.waitFor(() => expect(stream.comments).toContain('connected'));
     const { statementId } = (await (await r.admin('/stores/demo/test-statement', { method: 'POST', body: '{}' })).json()) as { statementId: string };
     await vi.waitFor(() => expect(stream.statements().map((e) => e.statementId)).toEqual([statementId]));
+  });
+
+  it('tells the console which Store changed, coalesced: a few messages for many statements, up to the newest seq', async () => {
+    const r = await start({ coalesceMs: 200 });
+    const key = await createStoreAndKey(r, 'demo');
+    const stream = readStream(await r.admin('/events'));
+    cleanups.push(stream.cancel);
+    await vi.waitFor(() => expect(stream.comments).toContain('connected'));
+    const sent = await Promise.all([
+      ...Array.from({ length: 20 }, () => sendStatements(r, 'demo', key, statement())),
+      sendStatements(r, 'demo', key, [statement(), statement(), statement()]),
+      sendStatements(r, 'demo', key, { actor: { mbox: 'nobody' } }),
+    ]);
+    expect(sent.map((response) => response.status).sort()).toEqual([...Array<number>(21).fill(200), 400]);
+    await vi.waitFor(() => expect(stream.changes().reduce((sum, change) => sum + (change.count ?? 0), 0)).toBe(24), { timeout: 3000 });
+    const changes = stream.changes();
+    expect(changes.length).toBeLessThanOrEqual(4);
+    expect(changes.every((change) => change.store === 'demo')).toBe(true);
+    const newest = ((await (await r.admin('/stores/demo/statements?limit=1')).json()) as { records: Array<{ seq: number }> }).records[0]!.seq;
+    expect(changes.at(-1)).toMatchObject({ toSeq: newest, id: String(newest) });
+    // The console's stream carries no per-statement events.
+    expect(stream.statements()).toEqual([]);
+  });
+
+  it('tells a stream that comes back with Last-Event-ID of every Store that changed while it was away', async () => {
+    const r = await start();
+    const demo = await createStoreAndKey(r, 'demo');
+    const other = await createStoreAndKey(r, 'other');
+    await createStoreAndKey(r, 'quiet');
+    const first = readStream(await r.admin('/events'));
+    await vi.waitFor(() => expect(first.comments).toContain('connected'));
+    await sendStatements(r, 'quiet', demo, statement()); // a key of another Store: refused, nothing recorded
+    await sendStatements(r, 'demo', demo, statement());
+    await vi.waitFor(() => expect(first.changes()).toHaveLength(1));
+    const lastId = first.changes()[0]!.id!;
+    await first.cancel();
+
+    // Away: two Stores change; the third does not.
+    await sendStatements(r, 'demo', demo, statement());
+    await sendStatements(r, 'other', other, statement());
+    const again = readStream(await r.admin('/events', { headers: { 'last-event-id': lastId } }));
+    cleanups.push(again.cancel);
+    await vi.waitFor(() => expect(again.changes().map((change) => change.store).sort()).toEqual(['demo', 'other']));
+    expect(again.changes().every((change) => change.count === null && Number(change.id) > Number(lastId))).toBe(true);
+
+    // A malformed id is ignored: no catch-up, the stream still works.
+    const odd = readStream(await r.admin('/events?store=demo', { headers: { 'last-event-id': 'yesterday' } }));
+    cleanups.push(odd.cancel);
+    await vi.waitFor(() => expect(odd.comments).toContain('connected'));
+    await sendStatements(r, 'demo', demo, statement());
+    await vi.waitFor(() => expect(odd.changes()).toHaveLength(1));
+    expect(odd.changes()[0]!.count).toBe(1);
+  });
+
+  it('counts the streams open in the service status', async () => {
+    const r = await start();
+    const status = async () => ((await (await r.admin('/status')).json()) as { liveStreams: number }).liveStreams;
+    expect(await status()).toBe(0);
+    await createStoreAndKey(r, 'demo');
+    // node:http for the first: the test closes its one socket, as a closed tab does.
+    const first = http.get(`${r.base}/admin/api/events`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, agent: false });
+    await new Promise<http.IncomingMessage>((resolve) => first.on('response', resolve));
+    const second = readStream(await r.admin('/events?store=demo'));
+    cleanups.push(second.cancel);
+    await vi.waitFor(async () => expect(await status()).toBe(2));
+    first.destroy();
+    await vi.waitFor(async () => expect(await status()).toBe(1));
   });
 
   it('sends heartbeat comments', async () => {
@@ -215,7 +288,7 @@ describe('a client that stops reading', () => {
       await release();
       rmSync(dataDir, { recursive: true, force: true });
     });
-    const response = await fetch(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}/events`);
+    const response = await fetch(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}/events?detail=statements`);
     expect(response.status).toBe(200);
     const reader = response.body!.getReader();
     await reader.read(); // ": connected", then the client reads nothing more

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { LiveEventView } from '../../src-server/admin/contract';
+import type { StoreChangeView } from '../../src-server/admin/contract';
 import type { FetchLike } from '../../src-main/admin-forwarder';
 import type { ConnectionDescription } from '../../src-main/bridge-types';
 import { createConnectionProfiles } from '../../src-main/connection-profiles';
@@ -38,10 +38,10 @@ class Child implements ServiceChild {
 }
 
 const STATUS = { version: '0.1.0', startedAt: 'x', stores: 0, statements: 0, rejections: 0, databaseBytes: 0 };
-const sse = (events: LiveEventView[]) =>
+const sse = (events: StoreChangeView[]) =>
   new Response(new ReadableStream({
     start(controller) {
-      for (const e of events) controller.enqueue(new TextEncoder().encode(`event: statement\ndata: ${JSON.stringify(e)}\n\n`));
+      for (const e of events) controller.enqueue(new TextEncoder().encode(`event: change\ndata: ${JSON.stringify(e)}\n\n`));
       // Left open, like a live stream.
     },
   }), { status: 200, headers: { 'content-type': 'text/event-stream' } });
@@ -58,7 +58,7 @@ afterEach(() => {
 
 function setup(options: { remoteAccepts?: boolean; chooseFolder?: DesktopControllerOptions['chooseFolder']; repairData?: DesktopControllerOptions['repairData'] } = {}) {
   const calls: { url: string; auth: string | undefined; method: string | undefined }[] = [];
-  const remoteEvents: LiveEventView[] = [];
+  const remoteEvents: StoreChangeView[] = [];
   const fetchImpl: FetchLike = async (url, init) => {
     const auth = (init.headers as Record<string, string>)['authorization'];
     calls.push({ url, auth, method: init.method });
@@ -88,7 +88,7 @@ function setup(options: { remoteAccepts?: boolean; chooseFolder?: DesktopControl
     },
   });
   const connections: ConnectionDescription[] = [];
-  const events: LiveEventView[] = [];
+  const events: StoreChangeView[] = [];
   controller = createDesktopController({
     supervisor,
     profiles,
@@ -214,7 +214,7 @@ describe('the desktop controller: desktop operations', () => {
 
   it('tests a remote before saving it, then manages it: calls, live events and the header switch', async () => {
     const { controller, calls, connections, events, remoteEvents } = setup();
-    remoteEvents.push({ store: 'prod', seq: 1, status: 'rejected', statementId: null, receivedAt: '2026-01-01T00:00:00Z' });
+    remoteEvents.push({ store: 'prod', toSeq: 1, count: 1 });
     const saved = await controller.desktop('remote.save', { label: 'Prod', url: 'https://remote.example/', token: 'remote-token' });
     expect(saved).toMatchObject({ ok: true, value: { connection: { kind: 'remote', url: 'https://remote.example', label: 'Prod' } } });
     expect(JSON.stringify(saved)).not.toContain('remote-token');

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { LiveEventView, RefusalEventView } from '../../src-server/admin/contract';
+import type { RefusalEventView, StoreChangeView } from '../../src-server/admin/contract';
 import { createSseParser, type SseMessage } from '../../src-server/admin/sse-parser';
 import { createLiveEventRelay } from '../../src-main/live-events';
 import type { LiveEventRelay } from '../../src-main/live-events';
@@ -39,13 +39,7 @@ describe('createSseParser', () => {
   });
 });
 
-const EVENT = (seq: number, store = 'demo'): LiveEventView => ({
-  store,
-  seq,
-  status: 'accepted',
-  statementId: `00000000-0000-4000-8000-${String(seq).padStart(12, '0')}`,
-  receivedAt: '2026-01-01T00:00:00.000Z',
-});
+const EVENT = (seq: number, store = 'demo'): StoreChangeView => ({ store, toSeq: seq, count: 1 });
 
 /** An SSE endpoint under the test's control. */
 async function eventServer(token: string) {
@@ -65,8 +59,8 @@ async function eventServer(token: string) {
     url,
     streams,
     requests,
-    send(event: LiveEventView, id?: number) {
-      streams.at(-1)?.write(`${id !== undefined ? `id: ${id}\n` : ''}event: statement\ndata: ${JSON.stringify(event)}\n\n`);
+    send(event: StoreChangeView, id?: number) {
+      streams.at(-1)?.write(`${id !== undefined ? `id: ${id}\n` : ''}event: change\ndata: ${JSON.stringify(event)}\n\n`);
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -83,20 +77,20 @@ describe('live event relay', () => {
     for (const cleanup of cleanups.splice(0)) await cleanup();
   });
 
-  function relayInto(received: LiveEventView[]): LiveEventRelay {
+  function relayInto(received: StoreChangeView[]): LiveEventRelay {
     const relay = createLiveEventRelay({ emit: (e) => received.push(e), initialBackoffMs: 10, maxBackoffMs: 50 });
     cleanups.push(() => relay.stop());
     return relay;
   }
 
-  it('relays statement events of the followed connection with its admin token', async () => {
+  it('relays the Store change events of the followed connection with its admin token', async () => {
     const server = await eventServer('tok-a');
     cleanups.push(server.close);
-    const received: LiveEventView[] = [];
+    const received: StoreChangeView[] = [];
     relayInto(received).follow({ url: server.url, token: 'tok-a' });
     await vi.waitFor(() => expect(server.streams).toHaveLength(1));
     server.send(EVENT(1));
-    server.streams[0]?.write('event: other\ndata: {}\n\nevent: statement\ndata: not json\n\nevent: statement\ndata: {"seq":"x"}\n\n');
+    server.streams[0]?.write('event: other\ndata: {}\n\nevent: change\ndata: not json\n\nevent: change\ndata: {"toSeq":"x"}\n\nevent: statement\ndata: {"store":"demo","seq":3}\n\n');
     server.send(EVENT(2));
     await vi.waitFor(() => expect(received).toEqual([EVENT(1), EVENT(2)]));
     expect(server.requests[0]?.headers.accept).toBe('text/event-stream');
@@ -105,7 +99,7 @@ describe('live event relay', () => {
   it('relays refused-request events on their own, and ignores ones that break the contract', async () => {
     const server = await eventServer('tok-r');
     cleanups.push(server.close);
-    const statements: LiveEventView[] = [];
+    const statements: StoreChangeView[] = [];
     const refusals: RefusalEventView[] = [];
     const relay = createLiveEventRelay({ emit: (e) => statements.push(e), emitRefusal: (e) => refusals.push(e), initialBackoffMs: 10, maxBackoffMs: 50 });
     cleanups.push(() => relay.stop());
@@ -121,7 +115,7 @@ describe('live event relay', () => {
   it('reconnects after the stream drops, with the last event id', async () => {
     const server = await eventServer('tok');
     cleanups.push(server.close);
-    const received: LiveEventView[] = [];
+    const received: StoreChangeView[] = [];
     relayInto(received).follow({ url: server.url, token: 'tok' });
     await vi.waitFor(() => expect(server.streams).toHaveLength(1));
     server.send(EVENT(1), 41);
@@ -130,7 +124,7 @@ describe('live event relay', () => {
     await vi.waitFor(() => expect(server.streams).toHaveLength(2));
     expect(server.requests[1]?.headers['last-event-id']).toBe('41');
     server.send(EVENT(2));
-    await vi.waitFor(() => expect(received.map((e) => e.seq)).toEqual([1, 2]));
+    await vi.waitFor(() => expect(received.map((e) => e.toSeq)).toEqual([1, 2]));
   });
 
   it('keeps retrying a service that refuses or is down, and connects once it answers', async () => {
@@ -148,7 +142,7 @@ describe('live event relay', () => {
     const first = await eventServer('a');
     const second = await eventServer('b');
     cleanups.push(first.close, second.close);
-    const received: LiveEventView[] = [];
+    const received: StoreChangeView[] = [];
     const relay = relayInto(received);
     relay.follow({ url: first.url, token: 'a' });
     await vi.waitFor(() => expect(first.streams).toHaveLength(1));

@@ -4,11 +4,11 @@
  * transports.test.ts and in Chromium (test/e2e/console.test.ts).
  */
 import { describe, expect, it, vi } from 'vitest';
-import type { AdminClient, LiveEventView, RefusalEventView, SubscribeOptions } from '../../src-renderer/api/admin-client';
+import type { AdminClient, StoreChangeView, RefusalEventView, SubscribeOptions } from '../../src-renderer/api/admin-client';
 import { withSharedLiveEvents } from '../../src-renderer/api/shared-live-events';
 
 function countingClient() {
-  const streams: Array<{ listener: (event: LiveEventView) => void; options: SubscribeOptions; closed: boolean }> = [];
+  const streams: Array<{ listener: (event: StoreChangeView) => void; options: SubscribeOptions; closed: boolean }> = [];
   const client: AdminClient = {
     call: () => Promise.reject(new Error('not used')),
     connection: () => Promise.reject(new Error('not used')),
@@ -27,7 +27,7 @@ function countingClient() {
   return { client, streams };
 }
 
-const event = (store: string): LiveEventView => ({ store, seq: 1, status: 'accepted', statementId: 'id', receivedAt: '2026-11-25T00:00:00.000Z' });
+const event = (store: string): StoreChangeView => ({ store, toSeq: 1, count: 1 });
 const refusal = (store: string | null): RefusalEventView => ({ store, id: 1, status: 401, code: 'wrong_secret', at: '2026-11-25T00:00:00.000Z' });
 
 describe('one live stream per window', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { LoreBridge } from '../../src-main/bridge-types';
-import type { LiveEventView } from '../../src-server/admin/contract';
+import type { StoreChangeView } from '../../src-server/admin/contract';
 import { AdminError } from '../../src-renderer/api/admin-client';
 import { createHttpAdminClient } from '../../src-renderer/api/http-transport';
 import { createIpcAdminClient } from '../../src-renderer/api/ipc-transport';
@@ -17,8 +17,8 @@ function fakeFetch(respond: (call: Call) => Response | Promise<Response>) {
   return { calls, fetch: fetch as unknown as typeof globalThis.fetch };
 }
 
-const event = (seq: number, store = 'demo'): LiveEventView => ({ store, seq, status: 'accepted', statementId: `id-${seq}`, receivedAt: '2026-11-21T12:00:00.000Z' });
-const sse = (...events: LiveEventView[]) => events.map((e) => `event: statement\ndata: ${JSON.stringify(e)}\n\n`).join('');
+const event = (seq: number, store = 'demo'): StoreChangeView => ({ store, toSeq: seq, count: 1 });
+const sse = (...events: StoreChangeView[]) => events.map((e) => `event: change\nid: ${e.toSeq}\ndata: ${JSON.stringify(e)}\n\n`).join('');
 
 describe('HTTP transport', () => {
   it('sends the operation built by the contract with the admin token', async () => {
@@ -70,27 +70,30 @@ describe('HTTP transport', () => {
     const client = createHttpAdminClient({ baseUrl: 'http://lrs.test', token: 't', fetch });
     const received: number[] = [];
     const states: boolean[] = [];
-    const unsubscribe = client.subscribe((e) => received.push(e.seq), { store: 'demo', onConnectionChange: (c) => states.push(c) });
+    const unsubscribe = client.subscribe((e) => received.push(e.toSeq), { store: 'demo', onConnectionChange: (c) => states.push(c) });
     await vi.waitFor(() => expect(received).toEqual([1, 3]), { timeout: 3000 });
     unsubscribe();
     expect(calls[0]!.url).toBe('http://lrs.test/admin/api/events?store=demo');
     expect(calls[0]!.init?.headers).toMatchObject({ authorization: 'Bearer t', accept: 'text/event-stream' });
     expect(states.slice(0, 3)).toEqual([true, false, true]);
+    // The stream came back with the last change it read: the service tells what changed meanwhile.
+    expect(calls[0]!.init?.headers).not.toHaveProperty('last-event-id');
+    expect(calls[1]!.init?.headers).toMatchObject({ 'last-event-id': '2' });
   });
 });
 
 describe('IPC transport', () => {
   function fakeBridge(result: Awaited<ReturnType<LoreBridge['admin']>>) {
-    const listeners = new Set<(e: LiveEventView) => void>();
+    const listeners = new Set<(e: StoreChangeView) => void>();
     const bridge = {
       admin: vi.fn(async () => result),
-      onAdminEvent: (listener: (e: LiveEventView) => void) => {
+      onAdminEvent: (listener: (e: StoreChangeView) => void) => {
         listeners.add(listener);
         return () => listeners.delete(listener);
       },
       connection: async () => ({ kind: 'local' as const, url: 'http://127.0.0.1:8411', label: 'Local service' }),
     };
-    return { bridge: bridge as unknown as LoreBridge, admin: bridge.admin, emit: (e: LiveEventView) => listeners.forEach((l) => l(e)) };
+    return { bridge: bridge as unknown as LoreBridge, admin: bridge.admin, emit: (e: StoreChangeView) => listeners.forEach((l) => l(e)) };
   }
 
   it('forwards the operation name and input and returns the value', async () => {
@@ -107,7 +110,7 @@ describe('IPC transport', () => {
   it('relays live events of the chosen Store until unsubscribed', () => {
     const { bridge, emit } = fakeBridge({ ok: true, value: undefined });
     const seen: number[] = [];
-    const unsubscribe = createIpcAdminClient(bridge).subscribe((e) => seen.push(e.seq), { store: 'demo' });
+    const unsubscribe = createIpcAdminClient(bridge).subscribe((e) => seen.push(e.toSeq), { store: 'demo' });
     emit(event(1));
     emit(event(2, 'other'));
     unsubscribe();

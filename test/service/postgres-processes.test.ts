@@ -59,7 +59,7 @@ describe('two service processes on one PostgreSQL database', () => {
 
   it("shows a statement written through one process in a console connected to the other within 2 s", async () => {
     const controller = new AbortController();
-    const stream = await fetch(`${b.url}/admin/api/events?store=shared`, {
+    const stream = await fetch(`${b.url}/admin/api/events?store=shared&detail=statements`, {
       headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
       signal: controller.signal,
     });

@@ -383,7 +383,7 @@ export async function runIsolationSuite(options: IsolationOptions = {}): Promise
     });
     await probe('admin events of A carry no event of B', async () => {
       const controller = new AbortController();
-      const response = await fetch(`${base}/admin/api/events?store=iso-a`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, signal: controller.signal });
+      const response = await fetch(`${base}/admin/api/events?store=iso-a&detail=statements`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, signal: controller.signal });
       const reader = response.body!.getReader();
       const seen: string[] = [];
       const bId = randomUUID();

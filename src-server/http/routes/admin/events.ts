@@ -1,7 +1,12 @@
 /**
- * /admin/api/events: live events as server-sent events (`event: statement`, data per the
- * contract's liveEventSchema), all Stores or `?store=<slug>`. The console reads the stream with
- * fetch (EventSource cannot send the Authorization header), so it is an ordinary admin request.
+ * /admin/api/events: live events as server-sent events, all Stores or `?store=<slug>`: `change`
+ * (a Store's statements changed, coalesced; contract's storeChangeSchema), `refusal`, and with
+ * `?detail=statements` a `statement` per statement. The console reads the stream with fetch
+ * (EventSource cannot send the Authorization header), so it is an ordinary admin request.
+ *
+ * A stream that comes back with `Last-Event-ID` (the `toSeq` of the last change it read) is told
+ * at once of every Store that changed since, so a client misses nothing across a drop; clients
+ * also ask again for what they show when their stream comes back.
  *
  * A comment line every 15 s keeps proxies and the client from timing the stream out and lets a
  * client notice a dead connection. A client that stops reading is disconnected once its buffer
@@ -9,7 +14,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { liveEventsQuerySchema } from '../../../admin/contract';
-import type { LiveEventBus } from '../../../admin/live-events';
+import { changeFrame, type LiveEventBus } from '../../../admin/live-events';
 import { parseInput } from '../../parse-input';
 import { findStoreOr404, type AdminRouteDeps } from './stores';
 
@@ -33,9 +38,10 @@ export default async function eventRoutes(app: FastifyInstance, options: EventRo
     for (const end of [...open]) end();
   });
 
-  app.get('/events', async (request, reply) => {
-    const { store } = parseInput(liveEventsQuerySchema, request.query, 'query');
-    if (store !== undefined) await findStoreOr404(options.storage, store);
+  app.get<{ Querystring: Record<string, unknown> }>('/events', async (request, reply) => {
+    const { store, detail } = parseInput(liveEventsQuerySchema, request.query, 'query');
+    const only = store === undefined ? undefined : await findStoreOr404(options.storage, store);
+    const lastEventId = lastEventIdOf(request.headers['last-event-id']);
 
     reply.hijack();
     const res = reply.raw;
@@ -60,28 +66,47 @@ export default async function eventRoutes(app: FastifyInstance, options: EventRo
       }
       res.write(chunk);
     };
-    const unsubscribe = options.events.subscribe((event) => {
-      if (store !== undefined && event.store !== store) return;
-      send(`event: statement\nid: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`);
-    });
-    // Refused requests (refusal-recorder.ts): a Store's, or with no `store`, every log's.
-    const unsubscribeRefusals = options.events.subscribeRefusals((event) => {
-      if (store !== undefined && event.store !== store) return;
-      send(`event: refusal\ndata: ${JSON.stringify(event)}\n\n`);
-    });
+    const ofThisStream = (slug: string | null) => store === undefined || slug === store;
+    // Frames are serialised once by the bus for every stream; each stream only picks its own.
+    const unsubscribers = [
+      options.events.subscribeFrames('change', ({ view, frame }) => ofThisStream(view.store) && send(frame)),
+      options.events.subscribeFrames('refusal', ({ view, frame }) => ofThisStream(view.store) && send(frame)),
+      ...(detail === 'statements' ? [options.events.subscribeFrames('statement', ({ view, frame }) => ofThisStream(view.store) && send(frame))] : []),
+    ];
     const heartbeat = setInterval(() => send(': heartbeat\n\n'), heartbeatMs);
     heartbeat.unref();
     function end(): void {
       if (ended) return;
       ended = true;
-      unsubscribe();
-      unsubscribeRefusals();
+      for (const unsubscribe of unsubscribers) unsubscribe();
       clearInterval(heartbeat);
       open.delete(end);
       if (!res.writableEnded) res.end();
     }
     open.add(end);
-    // The response closes when the client goes away (or the stream ended): stop listening then.
-    res.on('close', end);
+    // The response closes when the client goes away (or the stream ended): stop listening then,
+    // and let the socket go (it is never reused) even when the client left it half open, as an
+    // aborted fetch does: otherwise it would hold the service's stop.
+    const socket = request.raw.socket;
+    res.on('close', () => {
+      end();
+      socket.destroy();
+    });
+
+    // Subscribed first, then caught up: a change in between is told twice, never missed.
+    if (lastEventId !== null) {
+      const stores = only ? [only] : await options.storage.listStores();
+      for (const candidate of stores) {
+        const newest = await options.events.newestSeq(candidate.id);
+        if (newest !== null && newest > lastEventId) send(changeFrame({ store: candidate.slug, toSeq: newest, count: null }).frame);
+      }
+    }
   });
+}
+
+/** The Last-Event-ID a reconnecting client sends: a change's seq; anything else is ignored. */
+function lastEventIdOf(header: string | string[] | undefined): number | null {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || !/^\d{1,15}$/.test(value.trim())) return null;
+  return Number(value.trim());
 }

@@ -9,7 +9,7 @@ export type ServiceInfo = Pick<ServiceStatusView, 'listenUrl' | 'host' | 'port' 
 
 export default async function statusRoutes(
   app: FastifyInstance,
-  deps: AdminRouteDeps & { startedAt: string; serviceInfo?: () => ServiceInfo; backups?: () => BackupScheduleView | undefined },
+  deps: AdminRouteDeps & { startedAt: string; serviceInfo?: () => ServiceInfo; backups?: () => BackupScheduleView | undefined; liveStreams?: () => number },
 ): Promise<void> {
   app.get('/status', async (): Promise<ServiceStatusView> => {
     const [stores, stats] = await Promise.all([deps.storage.listStores(), deps.storage.stats()]);
@@ -27,6 +27,7 @@ export default async function statusRoutes(
       ...(publicUrl ? { publicUrl } : {}),
       ...(backups ? { backups } : {}),
       ...(deps.storage.damage ? { damage: deps.storage.damage() } : {}),
+      ...(deps.liveStreams ? { liveStreams: deps.liveStreams() } : {}),
     };
   });
 }
