@@ -1,17 +1,21 @@
 import { AppShell, Badge, Burger, Group, NavLink, SegmentedControl, Text, Title, Tooltip, useMantineColorScheme } from '@mantine/core';
 import type { MantineColorScheme } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import type { ReactNode } from 'react';
-import { ApiKeysScreen } from '../features/api-keys/ApiKeysScreen';
-import { BenchScreen } from '../features/bench/BenchScreen';
+import { Suspense, type ReactNode } from 'react';
 import { CapacityBadge } from '../features/connection/CapacityBadge';
-import { ConnectionScreen } from '../features/connection/ConnectionScreen';
 import { useConnectionInfo } from '../features/connection/queries';
-import { ExplorerScreen } from '../features/explorer/ExplorerScreen';
-import { IngestionScreen } from '../features/ingestion/IngestionScreen';
-import { StoresScreen } from '../features/stores/StoresScreen';
 import { routeHref, type Screen } from '../routes';
+import { LoadingState } from '../ui/StateViews';
+import { lazyComponent } from './lazy-component';
 import { useRoute } from './use-route';
+
+// Each screen's code is fetched when it is first shown.
+const StoresScreen = lazyComponent(() => import('../features/stores/StoresScreen').then((m) => m.StoresScreen));
+const ApiKeysScreen = lazyComponent(() => import('../features/api-keys/ApiKeysScreen').then((m) => m.ApiKeysScreen));
+const ExplorerScreen = lazyComponent(() => import('../features/explorer/ExplorerScreen').then((m) => m.ExplorerScreen));
+const IngestionScreen = lazyComponent(() => import('../features/ingestion/IngestionScreen').then((m) => m.IngestionScreen));
+const BenchScreen = lazyComponent(() => import('../features/bench/BenchScreen').then((m) => m.BenchScreen));
+const ConnectionScreen = lazyComponent(() => import('../features/connection/ConnectionScreen').then((m) => m.ConnectionScreen));
 
 const NAV: { screen: Screen; label: string; description: string }[] = [
   { screen: 'stores', label: 'Stores', description: 'Endpoints, counts, test statements' },
@@ -81,7 +85,9 @@ export function App({ headerExtra, onSignOut }: { headerExtra?: ReactNode; onSig
           />
         ))}
       </AppShell.Navbar>
-      <AppShell.Main>{screen}</AppShell.Main>
+      <AppShell.Main>
+        <Suspense fallback={<LoadingState label="Loading…" />}>{screen}</Suspense>
+      </AppShell.Main>
     </AppShell>
   );
 }

@@ -1,10 +1,14 @@
-import { useCallback, useMemo, useState } from 'react';
+import { Suspense, useCallback, useMemo, useState } from 'react';
 import { clearAdminToken, readAdminToken, saveAdminToken } from '../api/admin-token-store';
 import { AdminClientProvider } from '../api/client-context';
 import { createHttpAdminClient } from '../api/http-transport';
 import { saveBlobAsDownload } from '../api/save-download';
-import { App } from './App';
+import { LoadingState } from '../ui/StateViews';
+import { lazyComponent } from './lazy-component';
 import { SignInScreen } from './SignInScreen';
+
+// The console itself is fetched after sign-in: a first visit loads the sign-in form only.
+const App = lazyComponent(() => import('./App').then((m) => m.App));
 
 /** The web console (/admin/ on the service): sign in with the admin token, then the console over HTTP. */
 export function WebRoot() {
@@ -37,7 +41,9 @@ export function WebRoot() {
   }
   return (
     <AdminClientProvider client={client}>
-      <App onSignOut={() => signOut()} />
+      <Suspense fallback={<LoadingState label="Opening the console…" />}>
+        <App onSignOut={() => signOut()} />
+      </Suspense>
     </AdminClientProvider>
   );
 }

@@ -10,6 +10,10 @@
  *   client route such as /admin/stores/demo still finds its assets.
  * - Hashed assets are cached for a year (their name changes with their content); index.html is
  *   revalidated every time, so a new build shows up on reload.
+ * - The build writes a brotli (`.br`) and a gzip (`.gz`) copy beside each asset
+ *   (electron.vite.config.ts, `precompress`); a file is sent as the one the request's
+ *   Accept-Encoding prefers, with `Content-Encoding` and the original's Content-Type, or plain
+ *   when the request accepts neither or the build wrote no copy (`Vary: Accept-Encoding` always).
  * - Every answer carries a strict Content-Security-Policy and the usual hardening headers.
  */
 import { existsSync, promises as fsp } from 'node:fs';
@@ -67,6 +71,41 @@ const CONTENT_TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
   '.webmanifest': 'application/manifest+json',
 };
+
+/** The compressed copies the build writes beside an asset, in the order the service prefers them. */
+const ENCODINGS = [
+  { name: 'br', suffix: '.br' },
+  { name: 'gzip', suffix: '.gz' },
+] as const;
+
+type Encoding = (typeof ENCODINGS)[number];
+
+/**
+ * The encodings an Accept-Encoding header allows, most wanted first: by q-value (q=0 refuses
+ * one), then in the service's order. `*` stands for every encoding the header does not name.
+ */
+export function acceptedEncodings(header: string | undefined): Encoding[] {
+  const weights = new Map<string, number>();
+  for (const part of (header ?? '').split(',')) {
+    const [token = '', ...params] = part.split(';').map((piece) => piece.trim().toLowerCase());
+    if (token === '') continue;
+    const q = params.find((param) => param.startsWith('q='));
+    const weight = q === undefined ? 1 : Number(q.slice(2));
+    weights.set(token, Number.isFinite(weight) ? weight : 0);
+  }
+  const weightOf = (encoding: Encoding) => weights.get(encoding.name) ?? weights.get('*') ?? 0;
+  return ENCODINGS.filter((encoding) => weightOf(encoding) > 0).sort((a, b) => weightOf(b) - weightOf(a));
+}
+
+/** The file as the request prefers it: its first compressed copy found, or the file itself (null when missing). */
+async function readEncoded(file: string, accepted: Encoding[]): Promise<{ content: Buffer; encoding?: Encoding['name'] } | null> {
+  for (const encoding of accepted) {
+    const content = await fsp.readFile(file + encoding.suffix).catch(() => null);
+    if (content !== null) return { content, encoding: encoding.name };
+  }
+  const content = await fsp.readFile(file).catch(() => null);
+  return content === null ? null : { content };
+}
 
 /** A year: hashed assets never change under their name. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -132,15 +171,15 @@ export default async function consoleRoutes(app: FastifyInstance, options: Conso
     const dir = rendererDir();
     const file = dir === null ? null : resolveInside(dir, rest);
     if (file !== null) {
-      const content = await fsp.readFile(file).catch(() => null);
-      if (content !== null) {
+      // index.html is rewritten per request (absoluteAssetUrls): the build writes no copy of it.
+      const isIndex = path.basename(file) === 'index.html';
+      const found = await readEncoded(file, isIndex ? [] : acceptedEncodings(request.headers['accept-encoding']));
+      if (found !== null) {
         const type = CONTENT_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
         const hashed = rest.startsWith('assets/');
-        return reply
-          .headers(SECURITY_HEADERS)
-          .header('cache-control', hashed ? IMMUTABLE : 'no-cache')
-          .type(type)
-          .send(path.basename(file) === 'index.html' ? absoluteAssetUrls(content.toString('utf8')) : content);
+        reply.headers(SECURITY_HEADERS).header('cache-control', hashed ? IMMUTABLE : 'no-cache').header('vary', 'accept-encoding').type(type);
+        if (found.encoding !== undefined) reply.header('content-encoding', found.encoding);
+        return reply.send(isIndex ? absoluteAssetUrls(found.content.toString('utf8')) : found.content);
       }
     }
     // A missing file (a name with an extension, or under assets/) is a 404; anything else is a client route.
