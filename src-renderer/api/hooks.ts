@@ -69,18 +69,27 @@ export function useAdminMutation<N extends AdminOperationName>(name: N): Mutatio
   return { run, pending, error, reset: useCallback(() => setError(undefined), []) };
 }
 
+/** The live stream as a person reads it: not yet up, up, or down after having been up. */
+export type LiveState = 'connecting' | 'live' | 'reconnecting';
+
+/** The next LiveState when the stream connects (true) or drops (false). */
+function nextLiveState(previous: LiveState, connected: boolean): LiveState {
+  if (connected) return 'live';
+  return previous === 'connecting' ? 'connecting' : 'reconnecting';
+}
+
 /**
  * Calls `onChanges` when the Store (or any Store) changed, at most once per `throttleMs` with the
  * news gathered meanwhile, and with no news when the live stream comes back after a drop: what
  * changed while it was down is then asked again, not waited for. Returns whether the live stream
- * is connected.
+ * is up ('live'), not yet ('connecting') or down again ('reconnecting').
  */
 export function useLiveEvents(
   onChanges: (changes: StoreChangeView[]) => void,
   options: { store?: string | undefined; throttleMs?: number; enabled?: boolean } = {},
-): boolean {
+): LiveState {
   const client = useAdminClient();
-  const [connected, setConnected] = useState(false);
+  const [state, setState] = useState<LiveState>('connecting');
   const handler = useRef(onChanges);
   useEffect(() => {
     handler.current = onChanges;
@@ -100,7 +109,7 @@ export function useLiveEvents(
     };
     const subscribeOptions: SubscribeOptions = {
       onConnectionChange: (now) => {
-        setConnected(now);
+        setState((previous) => nextLiveState(previous, now));
         if (!now) dropped = true;
         else if (dropped) {
           dropped = false;
@@ -118,5 +127,5 @@ export function useLiveEvents(
       if (timer !== undefined) clearTimeout(timer);
     };
   }, [client, store, throttleMs, enabled]);
-  return connected;
+  return state;
 }

@@ -1,6 +1,7 @@
 import { Suspense, useCallback, useMemo, useState } from 'react';
 import { clearAdminToken, readAdminToken, saveAdminToken } from '../api/admin-token-store';
 import { AdminClientProvider } from '../api/client-context';
+import { withBrowserWideLiveEvents } from '../api/browser-live-events';
 import { createHttpAdminClient } from '../api/http-transport';
 import { saveBlobAsDownload } from '../api/save-download';
 import { LoadingState } from '../ui/StateViews';
@@ -21,10 +22,12 @@ export function WebRoot() {
     setReason(why);
     setToken(null);
   }, []);
-  const client = useMemo(
-    () => (token ? createHttpAdminClient({ baseUrl, token, saveFile: saveBlobAsDownload, onUnauthorized: () => signOut('The service no longer accepts this admin token. Sign in again.') }) : null),
-    [baseUrl, token, signOut],
-  );
+  const client = useMemo(() => {
+    if (!token) return null;
+    const onUnauthorized = () => signOut('The service no longer accepts this admin token. Sign in again.');
+    // One live stream for every tab of the browser: tabs never use up the browser's connections.
+    return withBrowserWideLiveEvents(createHttpAdminClient({ baseUrl, token, saveFile: saveBlobAsDownload, onUnauthorized }), { baseUrl, token, onUnauthorized });
+  }, [baseUrl, token, signOut]);
 
   if (!client) {
     return (

@@ -6,6 +6,7 @@ import type { AttemptView as Attempt } from '../../../src-server/admin/contract'
 import { dateTime } from '../../ui/format';
 import { ErrorState, LoadingState } from '../../ui/StateViews';
 import { agentName, statementSentence } from '../explorer/statement-sentence';
+import { LiveBadge } from '../../ui/LiveBadge';
 import { AttemptUnits } from './AttemptUnits';
 import { useAttempt, useClearReference, usePackages, useSetReference } from './queries';
 
@@ -52,9 +53,7 @@ export function AttemptView({ slug, registration, onBack }: { slug: string; regi
           ← All attempts
         </Anchor>
         <Group gap="xs">
-          <Badge color={attempt.live ? 'green' : 'gray'} variant="dot">
-            {attempt.live ? 'Live' : 'Reconnecting…'}
-          </Badge>
+          <LiveBadge state={attempt.live} />
           <Text size="sm" c="dimmed">
             {agentName(view.actor)} · registration <Code>{view.registration}</Code>
           </Text>

@@ -1,4 +1,5 @@
-import { Anchor, Badge, Button, Group, Paper, SegmentedControl, SimpleGrid, Stack, Switch, Text, TextInput, Title, Tooltip } from '@mantine/core';
+import { LiveBadge } from '../../ui/LiveBadge';
+import { Anchor, Button, Group, Paper, SegmentedControl, SimpleGrid, Stack, Switch, Text, TextInput, Title, Tooltip } from '@mantine/core';
 import { createColumnHelper } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
 import type { FormEvent } from 'react';
@@ -123,9 +124,7 @@ export function ExplorerScreen({ store, onStoreChange }: { store: string | undef
           </Text>
         </div>
         {selectedStore && view === 'statements' && (
-          <Badge color={page.live ? 'teal' : 'gray'} variant="dot" data-testid="live-indicator">
-            {cursor ? 'Paused on an older page' : page.live ? 'Live' : 'Connecting…'}
-          </Badge>
+          <LiveBadge state={page.live} paused={cursor ? 'Paused on an older page' : undefined} />
         )}
       </Group>
       {stores.error && <ErrorState title="The Stores could not be loaded" error={stores.error} onRetry={stores.reload} />}

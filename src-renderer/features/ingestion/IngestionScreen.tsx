@@ -1,4 +1,5 @@
-import { Anchor, Badge, Group, Paper, Select, SimpleGrid, Stack, Table, Text, Title, Tooltip } from '@mantine/core';
+import { LiveBadge } from '../../ui/LiveBadge';
+import { Anchor, Group, Paper, Select, SimpleGrid, Stack, Table, Text, Title, Tooltip } from '@mantine/core';
 import { useState } from 'react';
 import type { IngestionQueryInput } from '../../../src-server/admin/contract';
 import { routeHref } from '../../routes';
@@ -31,9 +32,7 @@ export function IngestionScreen() {
             Statements received, accepted and rejected, per Store or overall. Updates as statements arrive.
           </Text>
         </div>
-        <Badge color={report.live ? 'teal' : 'gray'} variant="dot">
-          {report.live ? 'Live' : 'Connecting…'}
-        </Badge>
+        <LiveBadge state={report.live} />
       </Group>
       <Group align="flex-end">
         {stores.data && <StorePicker stores={stores.data.stores} value={store} onChange={setStore} allLabel="All Stores" />}

@@ -1,3 +1,4 @@
+import { LiveBadge } from '../../ui/LiveBadge';
 import { Badge, Button, Code, Group, Stack, Text, Tooltip } from '@mantine/core';
 import { createColumnHelper } from '@tanstack/react-table';
 import { useMemo } from 'react';
@@ -80,9 +81,7 @@ export function RefusalLog({ slug }: { slug: string | null }) {
             ? 'Requests that named no Store (a wrong address, an unknown Store) and refused admin credentials.'
             : 'Requests refused before any statement was read: credentials, version header, content type, a body that is not JSON, limits, unknown paths.'}
         </Text>
-        <Badge color={log.live ? 'teal' : 'gray'} variant="dot">
-          {log.live ? 'Live' : 'Connecting…'}
-        </Badge>
+        <LiveBadge state={log.live} />
       </Group>
       {log.error && <ErrorState title="The refused requests could not be loaded" error={log.error} onRetry={log.reload} />}
       {log.loading && <LoadingState label="Loading refused requests…" />}

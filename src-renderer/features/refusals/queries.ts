@@ -1,3 +1,4 @@
+import type { LiveState } from '../../api/hooks';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AdminClient } from '../../api/admin-client';
 import { toAdminError, type AdminError } from '../../api/admin-client';
@@ -23,7 +24,7 @@ interface LogState {
  * The refused requests of a Store's log (`slug`), or of the service-wide log (`slug` null),
  * newest first. The first page is asked again as refusal events of that log arrive (at most once
  * per throttleMs) and whenever the live stream (re)connects, so refusals logged before it was up
- * appear too; `live` is true once that reading is shown. `loadMore` adds the next older page.
+ * appear too; `live` is 'live' once that reading is shown, 'reconnecting' while the stream is down again. `loadMore` adds the next older page.
  */
 export function useRefusalLog(slug: string | null, pageSize = 25, throttleMs = 300) {
   const client = useAdminClient();
@@ -38,6 +39,7 @@ export function useRefusalLog(slug: string | null, pageSize = 25, throttleMs = 3
   const [more, setMore] = useState<{ loading: boolean; error: AdminError | undefined }>({ loading: false, error: undefined });
   // The first reading after the stream connected: from then on, events bring every new refusal.
   const [liveFrom, setLiveFrom] = useState<number | undefined>(undefined);
+  const [everLive, setEverLive] = useState(false);
   const current = state.slug === slug ? state : { slug, loaded: undefined, error: undefined, reading: 0 };
   const loaded = useRef(current.loaded);
   useEffect(() => {
@@ -71,7 +73,10 @@ export function useRefusalLog(slug: string | null, pageSize = 25, throttleMs = 3
     // Statement events are not this view's news: only refusals of the log shown.
     const unsubscribe = client.subscribe(() => {}, {
       ...(slug === null ? {} : { store: slug }),
-      onConnectionChange: (isConnected) => setLiveFrom(isConnected ? readAgain() : undefined),
+      onConnectionChange: (isConnected) => {
+        if (isConnected) setEverLive(true);
+        setLiveFrom(isConnected ? readAgain() : undefined);
+      },
       onRefusal: (event) => {
         if (slug === null && event.store !== null) return;
         reloadSoon();
@@ -81,6 +86,7 @@ export function useRefusalLog(slug: string | null, pageSize = 25, throttleMs = 3
       unsubscribe();
       if (timer !== undefined) clearTimeout(timer);
       setLiveFrom(undefined);
+      setEverLive(false);
     };
   }, [client, slug, throttleMs, readAgain]);
 
@@ -101,7 +107,7 @@ export function useRefusalLog(slug: string | null, pageSize = 25, throttleMs = 3
     error: current.error,
     loading: current.loaded === undefined && current.error === undefined,
     reload: readAgain,
-    live: liveFrom !== undefined && current.loaded !== undefined && current.reading >= liveFrom,
+    live: (liveFrom !== undefined && current.loaded !== undefined && current.reading >= liveFrom ? 'live' : everLive ? 'reconnecting' : 'connecting') as LiveState,
     loadMore,
     loadingMore: more.loading,
     loadMoreError: more.error,
