@@ -1,6 +1,6 @@
 /**
  * What the Test Bench works with: the storage, the LRS's clock and live events (its own statements
- * are recorded like any other), and the address content reaches the service at. One per service.
+ * are recorded like any other), and the address the service names itself by. One per service.
  */
 import { basicCredential, generateKeyId, generateSecret, hashSecret } from '../auth/credentials';
 import { keyState } from '../auth/api-key-check';
@@ -12,7 +12,12 @@ import type { ApiKeyRecord, Storage, StoreRecord } from '../storage/storage';
 export interface BenchContext {
   storage: Storage;
   clock: StoredClock;
-  publicUrl: () => string;
+  /**
+   * The service's own base URL (--public-url, else its listen address): the learner's account and
+   * the authority of the LMS's statements name it. What a launch hands the browser (the course's
+   * URLs, its endpoint) starts with the base the launch request came by instead (launches.ts).
+   */
+  identityUrl: () => string;
   events: StatementWriteContext['events'];
   log: (message: string) => void;
 }
@@ -73,7 +78,7 @@ export async function recordLmsStatements(ctx: BenchContext, store: StoreRecord,
   if (statements.length === 0) return;
   const key = await lmsKey(ctx, store, new Date());
   const outcome = await recordStatements(
-    { storage: ctx.storage, store, key, version: '1.0.3', clock: ctx.clock, publicUrl: ctx.publicUrl(), events: ctx.events },
+    { storage: ctx.storage, store, key, version: '1.0.3', clock: ctx.clock, publicUrl: ctx.identityUrl(), events: ctx.events },
     statements,
   );
   if (!outcome.ok) throw new Error(`the Test Bench could not record its own statements: ${outcome.failure.message}`);

@@ -38,11 +38,18 @@ export class LaunchRefusal extends Error {
   }
 }
 
+/**
+ * `baseUrl`: the base the launch request came by (http/request-origin.ts). The browser that asked
+ * opens the course, so every URL it is handed (the course's files, endpoint, fetch and return
+ * URLs) starts with it; the learner's account names the service by `ctx.identityUrl`, the same
+ * whichever name was used, so a learner's next launch continues the same registration.
+ */
 export async function launchUnit(
   ctx: BenchContext,
   store: StoreRecord,
   pkg: PackageRecord,
   request: LaunchRequest,
+  baseUrl: string,
   now = new Date(),
 ): Promise<{ url: string; registration: string; launchId: string }> {
   if (store.environment !== 'test') {
@@ -50,12 +57,12 @@ export async function launchUnit(
   }
   const description = packageDescription(pkg);
   return description.kind === 'tincan'
-    ? launchTincan(ctx, store, pkg, description, request.learner, now)
-    : launchCmi5(ctx, store, pkg, description, request, now);
+    ? launchTincan(ctx, store, pkg, description, request.learner, baseUrl, now)
+    : launchCmi5(ctx, store, pkg, description, request, baseUrl, now);
 }
 
-function endpointOf(ctx: BenchContext, store: StoreRecord): string {
-  return `${ctx.publicUrl()}/${store.slug}/xAPI/`;
+function endpointOf(baseUrl: string, store: StoreRecord): string {
+  return `${baseUrl}/${store.slug}/xAPI/`;
 }
 
 /** Query parameters appended to a launch file that may carry its own. Every value encoded (Adapt drops raw `=`). */
@@ -72,6 +79,7 @@ async function launchTincan(
   pkg: PackageRecord,
   description: TincanDescription,
   learner: Learner,
+  baseUrl: string,
   now: Date,
 ): Promise<{ url: string; registration: string; launchId: string }> {
   const registration = randomUUID();
@@ -92,8 +100,8 @@ async function launchTincan(
     createdAt: now.toISOString(),
   };
   await ctx.storage.insertLaunch(launch);
-  const url = withParams(packageContentUrl(ctx, store, pkg, description.root + description.launch), {
-    endpoint: endpointOf(ctx, store),
+  const url = withParams(packageContentUrl(baseUrl, store, pkg, description.root + description.launch), {
+    endpoint: endpointOf(baseUrl, store),
     auth: `Basic ${basic}`,
     actor: JSON.stringify(actor),
     registration,
@@ -108,6 +116,7 @@ async function launchCmi5(
   pkg: PackageRecord,
   description: Cmi5Description,
   request: LaunchRequest,
+  baseUrl: string,
   now: Date,
 ): Promise<{ url: string; registration: string; launchId: string }> {
   const aus = courseAus(description);
@@ -117,7 +126,7 @@ async function launchCmi5(
   }
   const ids = lmsActivityIds(pkg.id, description);
   // cmi5 asks for an account actor; the learner's mailbox names the account, on this service.
-  const actor = { objectType: 'Agent', name: request.learner.name, account: { homePage: ctx.publicUrl(), name: request.learner.mbox.replace(/^mailto:/i, '') } };
+  const actor = { objectType: 'Agent', name: request.learner.name, account: { homePage: ctx.identityUrl(), name: request.learner.mbox.replace(/^mailto:/i, '') } };
   // One registration per learner and course: a learner's next launch continues it.
   const earlier = (await ctx.storage.listLaunches(store.id, {})).filter(
     (launch) => launch.packageId === pkg.id && agentKey(launch.actor as never) === agentKey(actor as never),
@@ -133,8 +142,8 @@ async function launchCmi5(
   };
   await abandonOpenSessions(ctx, store, earlier.filter((launch) => launch.unitId === au.id), session, now);
 
-  const auUrl = /^[a-z][a-z0-9+.-]*:/i.test(au.url) ? au.url : packageContentUrl(ctx, store, pkg, description.root + au.url);
-  const returnUrl = `${ctx.publicUrl()}/admin/`;
+  const auUrl = /^[a-z][a-z0-9+.-]*:/i.test(au.url) ? au.url : packageContentUrl(baseUrl, store, pkg, description.root + au.url);
+  const returnUrl = `${baseUrl}/admin/`;
   await writeLaunchData(ctx, store, session, returnUrl);
   await seedLearnerPreferences(ctx, store, actor);
   await recordLmsStatements(ctx, store, [launchedStatement(session, auUrl, now)]);
@@ -156,8 +165,8 @@ async function launchCmi5(
   };
   await ctx.storage.insertLaunch(launch);
   const url = withParams(auUrl, {
-    endpoint: endpointOf(ctx, store),
-    fetch: `${ctx.publicUrl()}/${store.slug}/bench/fetch/${launch.id}/${fetchSecret}`,
+    endpoint: endpointOf(baseUrl, store),
+    fetch: `${baseUrl}/${store.slug}/bench/fetch/${launch.id}/${fetchSecret}`,
     actor: JSON.stringify(actor),
     registration,
     activityId: session.auActivityId,

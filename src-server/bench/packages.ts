@@ -102,11 +102,11 @@ export function packageReference(pkg: PackageRecord): ReferenceOutcome | null {
   return pkg.reference === null ? null : referenceOutcomeSchema.parse(pkg.reference);
 }
 
-/** Where the service serves a package's file (http/routes/bench-content.ts): beside the Store's xAPI endpoint. */
-export function packageContentUrl(ctx: BenchContext, store: StoreRecord, pkg: PackageRecord, relativePath: string): string {
+/** Where the service serves a package's file (http/routes/bench-content.ts) under `baseUrl`: beside the Store's xAPI endpoint. */
+export function packageContentUrl(baseUrl: string, store: StoreRecord, pkg: PackageRecord, relativePath: string): string {
   const encoded = relativePath
     .split('?')
     .map((part, index) => (index === 0 ? part.split('/').map(encodeURIComponent).join('/') : part))
     .join('?');
-  return `${ctx.publicUrl()}/${store.slug}/packages/${pkg.id}/${encoded}`;
+  return `${baseUrl}/${store.slug}/packages/${pkg.id}/${encoded}`;
 }

@@ -47,6 +47,7 @@ import { jsonBodyLimitsPlugin } from './plugins/json-body-limits';
 import { keyRateLimitPlugin } from './plugins/key-rate-limit';
 import { TokenBuckets } from './plugins/rate-limit';
 import { normaliseRequestUrl } from './xapi-path';
+import { publicUrlOf } from './request-origin';
 import { stoppingPlugin } from './plugins/stopping';
 import type { BackupScheduleView } from '../admin/contract';
 // Refused requests leave a trace: a log per Store and one for the service (refusal-log.ts).
@@ -64,10 +65,18 @@ export interface ServerOptions {
   storage: Storage;
   adminToken: AdminTokenCheck;
   /**
-   * Base URL content reaches the service at; shown in Store endpoints and statement authorities.
-   * A function: with `--port 0` it is known only once the server listens.
+   * The service's own base URL: --public-url, else the address it listens on. A function: with
+   * `--port 0` it is known only once the server listens. What the service records names it
+   * (statement authorities, the Test Bench learner's account); answers do too, unless
+   * `followRequestOrigin`.
    */
   publicUrl: () => string;
+  /**
+   * Without --public-url: the URLs of each answer (Store endpoints, launch URLs, errors, OpenAPI)
+   * start with the origin its request came to, so a service reached from another machine hands out
+   * addresses that work there (request-origin.ts). Default false: `publicUrl` everywhere.
+   */
+  followRequestOrigin?: boolean;
   bodyLimitBytes?: number;
   /** Service-wide limits (src-server/limits/service-limits.ts); default LIMIT_DEFAULTS. A Store's overrides apply on top. */
   limits?: ServiceLimits;
@@ -86,8 +95,9 @@ export interface ServerOptions {
   eventHeartbeatMs?: number;
   logger?: FastifyServerOptions['logger'];
   /**
-   * The proxies whose X-Forwarded-For is believed (--trust-proxy): addresses or CIDRs; the client
-   * address is then the one they forward (refusal log, failed-login back-off). Default: none.
+   * The proxies whose X-Forwarded-* headers are believed (--trust-proxy): addresses or CIDRs; the
+   * client address is then the one they forward (refusal log, failed-login back-off), and without
+   * --public-url the URLs in answers use the scheme and host they forward. Default: none.
    */
   trustProxy?: string[];
   /** The service's live events; default: a bus of its own (tests pass one to watch it). */
@@ -113,7 +123,9 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   // then carries its headers.
   void app.register(corsPlugin);
   void app.register(stoppingPlugin);
-  void app.register(errorHandlingPlugin, { publicUrl: options.publicUrl });
+  // The base of the URLs in an answer; `options.publicUrl` stays the base of what is recorded.
+  const publicUrl = publicUrlOf(options.publicUrl, options.followRequestOrigin ?? false);
+  void app.register(errorHandlingPlugin, { publicUrl });
   void app.register(alternateRequestSyntaxPlugin);
   // The service's live events, for the console's streams (one bus per service: admin/live-events.ts).
   const events = options.events ?? new LiveEventBus(options.storage);
@@ -126,7 +138,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   const clock = new StoredClock();
   // Other processes on the same database learn from the storage how far this one's writes reach.
   options.storage.useStampFloor?.(() => clock.floorMs());
-  const benchBase = { storage: options.storage, clock, publicUrl: options.publicUrl, log: (message: string) => app.log.warn(message) };
+  const benchBase = { storage: options.storage, clock, identityUrl: options.publicUrl, log: (message: string) => app.log.warn(message) };
   // What the LRS records is heard by the console's live events and by the Test Bench's LMS (moveOn).
   // The LMS's reactions (satisfied) are heard by the live events only; what the Test Bench records
   // on request (launched, a waiver) is heard by both, so a waiver is followed by what it satisfies.
@@ -143,7 +155,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   const documentLog = new AttemptDocumentLog(bench);
   app.addHook('onClose', async () => documentLog.settled());
   const startedAt = new Date().toISOString();
-  const adminDeps = { storage: options.storage, publicUrl: options.publicUrl };
+  const adminDeps = { storage: options.storage, publicUrl };
   const limits = { storage: options.storage, limits: options.limits ?? LIMIT_DEFAULTS, buckets: new TokenBuckets() };
   const authBackoff = new AuthBackoff();
 
@@ -152,14 +164,14 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   // and what the body holds (batch, attachments, document depth) in preHandler, once the key and
   // its Store are known. Admin routes have no rate limit.
   const xapi = async (scope: FastifyInstance) => {
-    await scope.register(xapiContextPlugin, { storage: options.storage, publicRoutes: ['/about'], publicUrl: options.publicUrl });
+    await scope.register(xapiContextPlugin, { storage: options.storage, publicRoutes: ['/about'], publicUrl });
     await scope.register(bodySizeLimitPlugin, limits);
     await scope.register(jsonBodyLimitsPlugin, limits);
     await scope.register(keyRateLimitPlugin, limits);
     await scope.register(bodyContentLimitsPlugin, limits);
     await scope.register(failedCredentialsPlugin, { backoff: authBackoff, identity: presentedXapiCredentials, verified: (request) => Boolean(request.lrsKey) });
     await scope.register(aboutRoutes);
-    await scope.register(statementRoutes, { storage: options.storage, clock, publicUrl: options.publicUrl, events: recorded });
+    await scope.register(statementRoutes, { storage: options.storage, clock, publicUrl, identityUrl: options.publicUrl, events: recorded });
     await scope.register(stateRoutes, { storage: options.storage, clock, written: documentLog });
     await scope.register(activityProfileRoutes, { storage: options.storage, clock });
     await scope.register(agentProfileRoutes, { storage: options.storage, clock });
@@ -171,7 +183,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
 
   // Before the admin token is checked: refuses other sites' pages (DNS rebinding, CSRF); see admin-guard.ts.
   void app.register(adminGuardPlugin, { policy: () => ({ bindHost: options.serviceInfo?.().host, publicUrl: options.publicUrl() }) });
-  app.register(openApiRoutes, { prefix: '/admin/api', publicUrl: options.publicUrl });
+  app.register(openApiRoutes, { prefix: '/admin/api', publicUrl });
   app.register(consoleRoutes, { rendererDir: options.rendererDir });
   app.register(benchContentRoutes, { bench });
 
@@ -184,7 +196,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
       });
       await admin.register(adminAuthPlugin, { adminToken: options.adminToken });
       await admin.register(statusRoutes, { ...adminDeps, startedAt, serviceInfo: options.serviceInfo, backups: options.backups, liveStreams: () => events.streams });
-      await admin.register(storeActionRoutes, { ...adminDeps, clock, events });
+      await admin.register(storeActionRoutes, { ...adminDeps, identityUrl: options.publicUrl, clock, events });
       await admin.register(metricsRoutes, adminDeps);
       await admin.register(eventRoutes, { ...adminDeps, events, heartbeatMs: options.eventHeartbeatMs });
       await admin.register(storeRoutes, adminDeps);
@@ -192,7 +204,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
       await admin.register(explorerRoutes, adminDeps);
       await admin.register(backupRoutes, { ...adminDeps, dir: options.backupDir ?? tmpdir() }); // POST /backups: a download of the database
       await admin.register(refusalRoutes, { ...adminDeps, recorder: refusals });
-      await admin.register(benchRoutes, { bench });
+      await admin.register(benchRoutes, { bench, publicUrl });
     },
     { prefix: '/admin/api' },
   );

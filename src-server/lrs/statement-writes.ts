@@ -39,7 +39,11 @@ export interface StatementWriteContext {
   key: ApiKeyRecord;
   version: XapiVersion;
   clock: StoredClock;
-  /** Base URL of this service; the authority of a statement names the key under it. */
+  /**
+   * Base URL of this service as it names itself (--public-url, else its listen address), never a
+   * request's Host: the authority of a statement names the key under it, the same agent whichever
+   * name the content reached the service by.
+   */
   publicUrl: string;
   /** The service's live events: what the write recorded is announced there. */
   events: RecordedStatementListener;

@@ -15,12 +15,12 @@ export const SERVICE_SETTINGS = [
   { flag: 'port', env: 'LRS_PORT', default: String(DEFAULT_PORT), help: 'port to listen on; 0 picks a free one' },
   { flag: 'host', env: 'LRS_HOST', default: '127.0.0.1', help: 'address to listen on; 0.0.0.0 serves other machines' },
   { flag: 'data-dir', env: 'LRS_DATA_DIR', default: './.lore-data', help: 'where the data lives; one service per directory' },
-  { flag: 'public-url', env: 'LRS_PUBLIC_URL', default: 'the listen URL', help: 'the base URL content uses, behind a proxy (its path is kept)' },
+  { flag: 'public-url', env: 'LRS_PUBLIC_URL', default: 'the host each request came to', help: 'the base URL of every URL the service hands out, behind a proxy (its path is kept)' },
   { flag: null, env: 'LRS_ADMIN_TOKEN', default: 'generated', help: "the admin API's bearer token (at least 16 characters)" },
   { flag: 'backup-dir', env: 'LRS_BACKUP_DIR', default: 'backups beside the data directory', help: 'where scheduled backups are written (an external disk, a synced folder)' },
   { flag: 'backup-interval', env: 'LRS_BACKUP_INTERVAL', default: '24h', help: 'time between scheduled backups: 30s, 15m, 6h, 7d; off for none' },
   { flag: 'backup-keep', env: 'LRS_BACKUP_KEEP', default: '7', help: 'scheduled backups kept; older ones are deleted' },
-  { flag: 'trust-proxy', env: 'LRS_TRUST_PROXY', default: 'none', help: 'proxies whose X-Forwarded-For gives the client address: addresses or CIDRs, comma-separated (127.0.0.1,10.0.0.0/8)' },
+  { flag: 'trust-proxy', env: 'LRS_TRUST_PROXY', default: 'none', help: 'proxies whose X-Forwarded-For gives the client address, and X-Forwarded-Proto and -Host the URLs the service hands out: addresses or CIDRs, comma-separated (127.0.0.1,10.0.0.0/8)' },
   { flag: 'database-url', env: 'LRS_DATABASE_URL', default: 'none: the embedded database in --data-dir', help: 'postgres://user:password@host:5432/db to keep the data in PostgreSQL (docs/deploy.md)' },
   { flag: 'db-pool-size', env: 'LRS_DB_POOL_SIZE', default: '10', help: 'PostgreSQL connections per service process' },
   { flag: 'db-statement-timeout', env: 'LRS_DB_STATEMENT_TIMEOUT', default: '30s', help: 'longest a PostgreSQL statement may run before the request answers 503' },
@@ -66,7 +66,7 @@ const configSchema = z.object({
       keep: z.coerce.number().int('backup-keep must be a whole number').min(1, 'backup-keep must be at least 1'),
     })
     .optional(),
-  /** Proxies whose X-Forwarded-For is believed; absent or empty: none. */
+  /** Proxies whose X-Forwarded-For (and -Proto, -Host) are believed; absent or empty: none. */
   trustProxy: z
     .array(z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()], { error: 'trust-proxy takes IP addresses or CIDRs, comma-separated' }))
     .optional(),

@@ -5,8 +5,10 @@
  * is flushed and snapshotted, the data directory is released).
  */
 import { mkdirSync } from 'node:fs';
+import { networkInterfaces } from 'node:os';
 import { resetAdminToken, resetSharedAdminToken } from '../admin/admin-token';
 import { ConfigError, helpText, readCommandLine, type ServiceConfig } from './config';
+import { reachableLines } from './reachable-at';
 import { databaseLabel, startService } from './service';
 import { openPostgresStorage } from '../storage/postgres/postgres-storage';
 import { lockDataDir } from '../storage/sqljs/lock';
@@ -45,6 +47,7 @@ async function main(): Promise<void> {
     config.database ? `  database:       PostgreSQL at ${databaseLabel(config.database.url)}` : `  data directory: ${config.dataDir}`,
     `  admin API:      ${service.url}/admin/api`,
     `  web console:    ${service.url}/admin/`,
+    ...reachableLines({ host: config.host, port: service.port, publicUrl: config.publicUrl, interfaces: networkInterfaces() }),
   ];
   if (service.generatedAdminToken) banner.push(`  admin token (shown once, only its hash is kept): ${service.generatedAdminToken}`);
   console.log(banner.join('\n'));

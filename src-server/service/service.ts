@@ -98,6 +98,9 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       storage,
       adminToken: adminToken.check,
       publicUrl: () => publicUrl,
+      // Without --public-url, answers name the service by the host each request came to: a
+      // service on 0.0.0.0 is reached as http://lrs-host:8411, not as the 127.0.0.1 it binds.
+      followRequestOrigin: !config.publicUrl,
       // Request-side limits; the storage's pruning reads the rejected-log retention from them too.
       limits: config.limits,
       // For the console's Connection screen and the admin Host guard.

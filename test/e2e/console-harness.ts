@@ -34,8 +34,18 @@ export interface ConsoleHarness {
   close(): Promise<void>;
 }
 
-/** `config`: settings of the service beyond the harness's own (scheduled backups, say). */
-export async function startConsoleHarness(executablePath: string, config: Partial<ServiceConfig> = {}): Promise<ConsoleHarness> {
+/** What the browser is given beyond the harness's defaults. */
+export interface BrowserOptions {
+  /**
+   * Host names Chromium resolves to 127.0.0.1 (--host-resolver-rules), to open the console as from
+   * another machine: http://lrs.test:<port>/admin/ is no secure context, unlike 127.0.0.1. The
+   * service must then listen beyond loopback (`host: '0.0.0.0'`) for its admin guard to answer them.
+   */
+  hostNames?: string[];
+}
+
+/** `config`: settings of the service beyond the harness's own (scheduled backups, say); `browser`: see BrowserOptions. */
+export async function startConsoleHarness(executablePath: string, config: Partial<ServiceConfig> = {}, browser: BrowserOptions = {}): Promise<ConsoleHarness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'lore-e2e-data-'));
   const userDataDir = mkdtempSync(join(tmpdir(), 'lore-e2e-chromium-'));
   const service = await startService({ port: 0, host: '127.0.0.1', dataDir, adminToken: ADMIN_TOKEN, ...config });
@@ -44,9 +54,20 @@ export async function startConsoleHarness(executablePath: string, config: Partia
     context = await chromium.launchPersistentContext(userDataDir, {
       executablePath,
       headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-dev-shm-usage',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        ...(browser.hostNames?.length ? [`--host-resolver-rules=${browser.hostNames.map((name) => `MAP ${name} 127.0.0.1`).join(', ')}`] : []),
+      ],
       viewport: { width: 1360, height: 900 },
     });
+    // Only the service's own origin: Chromium grants no clipboard permission to an insecure one
+    // (hostNames), whose pages copy with execCommand instead; a test reads the clipboard from here.
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: service.url });
     const page = context.pages()[0] ?? (await context.newPage());
     const pageErrors: string[] = [];

@@ -34,6 +34,8 @@ describe('the admin guard (checkAdminRequest)', () => {
     ['a change with default ports spelled out', post('localhost:80', 'http://localhost'), { bindHost: 'localhost' }, true],
     ['a change from the public origin through a proxy', post('127.0.0.1:8411', 'https://lrs.example.org'), PROXIED, true],
     ['a change from another site on an open service', post('lrs.example.org', 'https://evil.example'), EVERYWHERE, 'origin_not_allowed'],
+    ['a change from the origin a trusted proxy forwards', { ...post('127.0.0.1:8411', 'https://lrs.example.org'), requestOrigin: 'https://lrs.example.org' }, LOOPBACK, true],
+    ['a change from another site through a trusted proxy', { ...post('127.0.0.1:8411', 'https://evil.example'), requestOrigin: 'https://lrs.example.org' }, LOOPBACK, 'origin_not_allowed'],
     ['a read from another site (no CORS: it cannot read the answer)', get('127.0.0.1:8411', 'https://evil.example'), LOOPBACK, true],
     ['a DELETE from another site', { method: 'DELETE', host: '127.0.0.1:8411', origin: 'https://evil.example' }, LOOPBACK, 'origin_not_allowed'],
   ])('%s', (_name, facts, policy, expected) => {

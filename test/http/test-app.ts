@@ -92,16 +92,22 @@ export async function openTestStorage(dataDir: string): Promise<TestStorage> {
   }
 }
 
-/** `limits`: service limits other than the defaults (test/http/limits-*.test.ts); `publicUrl`: default PUBLIC_URL. */
-export async function buildTestApp(options: Partial<Pick<ServerOptions, 'limits' | 'publicUrl'>> = {}): Promise<TestApp> {
+/**
+ * `limits`: service limits other than the defaults (test/http/limits-*.test.ts); `publicUrl`: default
+ * PUBLIC_URL; `followRequestOrigin`, `trustProxy`, `serviceInfo`: a service without --public-url,
+ * behind proxies, bound beyond loopback (test/http/public-url-from-request.test.ts).
+ */
+export async function buildTestApp(
+  options: Partial<Pick<ServerOptions, 'limits' | 'publicUrl' | 'followRequestOrigin' | 'trustProxy' | 'serviceInfo'>> = {},
+): Promise<TestApp> {
   // A temp directory on either backend: the admin token file is kept there.
   const dataDir = mkdtempSync(join(tmpdir(), 'lore-http-'));
   const { storage, reopen, release } = await openTestStorage(dataDir);
   const app = buildServer({
     storage,
     adminToken: resolveAdminToken(dataDir, ADMIN_TOKEN).check,
+    ...options,
     publicUrl: options.publicUrl ?? (() => PUBLIC_URL),
-    limits: options.limits,
   });
   await app.ready();
 

@@ -1,5 +1,6 @@
-import { Box, Button, Code, CopyButton, Group, Text } from '@mantine/core';
+import { Box, Button, Code, Group, Text } from '@mantine/core';
 import { useEffect, useRef } from 'react';
+import { useCopyText } from '../../ui/use-copy-text';
 import { fieldWithinStatement, findJsonPathRange } from './json-path-range';
 
 /** The statement as received, pretty-printed, with the field at fault marked and scrolled into view. */
@@ -7,6 +8,8 @@ export function StatementJson({ statement, field }: { statement: unknown; field?
   const text = JSON.stringify(statement, null, 2) ?? String(statement);
   const range = field ? findJsonPathRange(text, fieldWithinStatement(field)) : null;
   const mark = useRef<HTMLElement>(null);
+  const shown = useRef<HTMLElement>(null);
+  const copy = useCopyText(text, shown);
   useEffect(() => {
     mark.current?.scrollIntoView?.({ block: 'center' });
   }, [text, field]);
@@ -17,13 +20,10 @@ export function StatementJson({ statement, field }: { statement: unknown; field?
         <Text size="sm" fw={500}>
           JSON as received
         </Text>
-        <CopyButton value={text}>
-          {({ copied, copy }) => (
-            <Button size="xs" variant="light" color={copied ? 'teal' : undefined} onClick={copy}>
-              {copied ? 'Copied' : 'Copy JSON'}
-            </Button>
-          )}
-        </CopyButton>
+        {/* Where the page can copy nothing (plain http from another machine, ui/copy-text.ts), the JSON below is selected. */}
+        <Button size="xs" variant="light" color={copy.copied ? 'teal' : undefined} onClick={() => void copy.copy()}>
+          {copy.copied ? 'Copied' : (copy.pressKeys ?? 'Copy JSON')}
+        </Button>
       </Group>
       {field && range && !range.exact && (
         <Text size="xs" c="dimmed" mb={4}>
@@ -35,7 +35,7 @@ export function StatementJson({ statement, field }: { statement: unknown; field?
           “{field}” is missing from the statement.
         </Text>
       )}
-      <Code block style={{ maxHeight: '60vh', overflow: 'auto' }} data-testid="statement-json">
+      <Code ref={shown} block style={{ maxHeight: '60vh', overflow: 'auto' }} data-testid="statement-json">
         {range ? (
           <>
             {text.slice(0, range.start)}

@@ -14,10 +14,17 @@
  *   non-browser clients (curl, the desktop app's main process), which no page can forge.
  * A service bound to another address (0.0.0.0, a LAN address) is reached under names the operator
  * chooses, so its Host is not checked; Origin still is.
+ *
+ * The Host check reads the Host header itself, never X-Forwarded-Host, even from a trusted proxy:
+ * a proxy on this machine (--trust-proxy 127.0.0.1) has the same address as a browser here, whose
+ * rebinding page could send that header. The Origin check also accepts the origin a trusted proxy
+ * forwards (X-Forwarded-Proto and -Host, request-origin.ts), the one the console's page was served
+ * from behind it: the service hands out its URLs under that origin when no --public-url is set.
  */
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { LrsError } from '../errors';
+import { requestOrigin } from '../request-origin';
 
 export interface AdminGuardPolicy {
   /** The address the service listens on (--host); undefined is treated as loopback. */
@@ -32,6 +39,8 @@ export interface AdminRequestFacts {
   host: string | undefined;
   /** The Origin header as sent, when there is one. */
   origin: string | undefined;
+  /** The origin the request came to, a trusted proxy's forwarded one included (request-origin.ts); null if unusable. */
+  requestOrigin?: string | null;
 }
 
 export type AdminGuardVerdict =
@@ -95,7 +104,8 @@ export function checkAdminRequest(facts: AdminRequestFacts, policy: AdminGuardPo
     }
     const sameAsHost = origin !== null && facts.host !== undefined && sameHost(origin, facts.host);
     const sameAsPublic = origin !== null && configured !== null && origin.origin === configured.origin;
-    if (!sameAsHost && !sameAsPublic) {
+    const sameAsForwarded = origin !== null && facts.requestOrigin != null && origin.origin === facts.requestOrigin;
+    if (!sameAsHost && !sameAsPublic && !sameAsForwarded) {
       return {
         ok: false,
         code: 'origin_not_allowed',
@@ -141,7 +151,7 @@ async function adminGuard(app: FastifyInstance, { policy }: { policy: () => Admi
     if (!isAdminSurface(request.url)) return;
     const origin = request.headers.origin;
     const verdict = checkAdminRequest(
-      { method: request.method, host: request.headers.host, origin: typeof origin === 'string' ? origin : undefined },
+      { method: request.method, host: request.headers.host, origin: typeof origin === 'string' ? origin : undefined, requestOrigin: requestOrigin(request) },
       policy(),
     );
     if (!verdict.ok) throw new LrsError(403, verdict.code, verdict.message);

@@ -6,6 +6,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { LrsError, errors } from '../errors';
+import type { PublicUrlOf } from '../request-origin';
 import { XAPI_RESOURCES, xapiStoreSlug } from '../xapi-path';
 import { StorageDuplicateError, StorageNotFoundError, StorageUnavailableError } from '../../storage/errors';
 import { StorageDamagedError, StorageFullError } from '../../storage/errors';
@@ -62,7 +63,7 @@ function storageUnavailableMessage(error: StorageUnavailableError): string {
 
 export const errorHandlingPlugin = fp(errorHandling, { name: 'lore-error-handling', fastify: '5.x' });
 
-async function errorHandling(app: FastifyInstance, options: { publicUrl: () => string }): Promise<void> {
+async function errorHandling(app: FastifyInstance, options: { publicUrl: PublicUrlOf }): Promise<void> {
   app.setErrorHandler((error, request, reply) => {
     const known = toLrsError(error);
     if (known) {
@@ -75,7 +76,7 @@ async function errorHandling(app: FastifyInstance, options: { publicUrl: () => s
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const body = notFoundError(request.method, request.url, options.publicUrl()).toBody();
+    const body = notFoundError(request.method, request.url, options.publicUrl(request)).toBody();
     return reply.code(404).send(body);
   });
 }

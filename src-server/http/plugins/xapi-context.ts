@@ -12,6 +12,7 @@ import { readAuthorization } from '../../auth/credentials';
 import type { ApiKeyRecord, Storage, StoreRecord } from '../../storage/storage';
 import { ACCEPTED_VERSIONS_TEXT, VERSION_HEADER, parseVersionHeader, type XapiVersion } from '../../xapi/version';
 import { errors } from '../errors';
+import type { PublicUrlOf } from '../request-origin';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -29,7 +30,7 @@ export const xapiContextPlugin = fp(xapiContext, { name: 'lore-xapi-context', fa
 
 async function xapiContext(
   app: FastifyInstance,
-  options: { storage: Storage; publicRoutes: string[]; publicUrl: () => string },
+  options: { storage: Storage; publicRoutes: string[]; publicUrl: PublicUrlOf },
 ): Promise<void> {
   const { storage, publicUrl } = options;
   app.decorateRequest('xapiVersion', '1.0.3');
@@ -71,7 +72,7 @@ async function xapiContext(
   app.addHook('preHandler', async (request) => {
     const slug = (request.params as { slug?: string }).slug;
     if (isPublic(request)) {
-      if (slug !== undefined && !(await storage.findStoreBySlug(slug))) throw errors.storeNotFound(slug, publicUrl());
+      if (slug !== undefined && !(await storage.findStoreBySlug(slug))) throw errors.storeNotFound(slug, publicUrl(request));
       return;
     }
     const presented = readAuthorization(request.headers.authorization);
@@ -83,7 +84,7 @@ async function xapiContext(
     if (!check.ok) throw errors.unauthenticated(refusedKeyMessage(check, presented.keyId));
     const key = check.key;
     const store = slug === undefined ? await storage.findStoreById(key.storeId) : await storage.findStoreBySlug(slug);
-    if (!store) throw errors.storeNotFound(slug ?? '', publicUrl());
+    if (!store) throw errors.storeNotFound(slug ?? '', publicUrl(request));
     if (store.id !== key.storeId) throw errors.wrongStore(store.slug, key.id);
     request.lrsKey = key;
     lastVersions.delete(key.id);

@@ -22,6 +22,7 @@ import { z } from 'zod';
 import type { PackageRecord, Storage, StoreRecord } from '../../../storage/storage';
 import { errors, LrsError } from '../../errors';
 import { parseInput } from '../../parse-input';
+import type { PublicUrlOf } from '../../request-origin';
 import { findStoreOr404 } from './stores';
 
 type PackageParams = { Params: { slug: string; id: string } };
@@ -55,7 +56,7 @@ async function receiveZip(body: NodeJS.ReadableStream, limitBytes: number): Prom
   return { file, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 
-export default async function benchRoutes(app: FastifyInstance, deps: { bench: BenchContext; zipLimitBytes?: number }): Promise<void> {
+export default async function benchRoutes(app: FastifyInstance, deps: { bench: BenchContext; publicUrl: PublicUrlOf; zipLimitBytes?: number }): Promise<void> {
   const { bench } = deps;
   const { storage } = bench;
   const zipLimit = deps.zipLimitBytes ?? PACKAGE_LIMITS.maxZipBytes;
@@ -101,7 +102,7 @@ export default async function benchRoutes(app: FastifyInstance, deps: { bench: B
     const pkg = await findPackageOr404(storage, store, request.params.id);
     const input = parseInput(launchInputSchema, request.body ?? {}, 'body');
     try {
-      return reply.code(201).send(await launchUnit(bench, store, pkg, input));
+      return reply.code(201).send(await launchUnit(bench, store, pkg, input, deps.publicUrl(request)));
     } catch (err) {
       if (err instanceof LaunchRefusal) throw new LrsError(err.status, err.code, err.message);
       throw err;

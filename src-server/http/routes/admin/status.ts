@@ -11,9 +11,9 @@ export default async function statusRoutes(
   app: FastifyInstance,
   deps: AdminRouteDeps & { startedAt: string; serviceInfo?: () => ServiceInfo; backups?: () => BackupScheduleView | undefined; liveStreams?: () => number },
 ): Promise<void> {
-  app.get('/status', async (): Promise<ServiceStatusView> => {
+  app.get('/status', async (request): Promise<ServiceStatusView> => {
     const [stores, stats] = await Promise.all([deps.storage.listStores(), deps.storage.stats()]);
-    const publicUrl = deps.publicUrl();
+    const publicUrl = deps.publicUrl(request);
     const backups = deps.backups?.();
     return {
       version: SERVICE_VERSION,

@@ -10,7 +10,7 @@ import { findStoreOr404, type AdminRouteDeps } from './stores';
 
 const emptyBodySchema = z.strictObject({ confirm: z.string().optional() });
 
-export default async function storeActionRoutes(app: FastifyInstance, deps: AdminRouteDeps & { clock: StoredClock; events: LiveEventBus }): Promise<void> {
+export default async function storeActionRoutes(app: FastifyInstance, deps: AdminRouteDeps & { identityUrl: () => string; clock: StoredClock; events: LiveEventBus }): Promise<void> {
   const { storage } = deps;
 
   app.post<{ Params: { slug: string }; Querystring: { confirm?: string } }>('/stores/:slug/empty', async (request, reply) => {
@@ -29,7 +29,9 @@ export default async function storeActionRoutes(app: FastifyInstance, deps: Admi
 
   app.post<{ Params: { slug: string } }>('/stores/:slug/test-statement', async (request) => {
     const store = await findStoreOr404(storage, request.params.slug);
-    const outcome = await sendTestStatement({ storage, store, clock: deps.clock, publicUrl: deps.publicUrl(), events: deps.events });
+    // What the test statement records (its authority, learner and activity) names the service as
+    // it names itself, not by the Host of this request: one test activity whichever name was used.
+    const outcome = await sendTestStatement({ storage, store, clock: deps.clock, publicUrl: deps.identityUrl(), events: deps.events });
     // The sample is valid by construction; a refusal here is a conflict or a bug, reported as it is.
     if (!outcome.ok) throw new LrsError(outcome.failure.status, outcome.failure.code, outcome.failure.message, { field: outcome.failure.field });
     return { statementId: outcome.value };

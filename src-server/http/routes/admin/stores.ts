@@ -6,10 +6,12 @@ import { createStore, deleteStore, toStoreView, updateStore } from '../../../adm
 import type { Storage, StoreRecord } from '../../../storage/storage';
 import { errors } from '../../errors';
 import { parseInput } from '../../parse-input';
+import type { PublicUrlOf } from '../../request-origin';
 
 export interface AdminRouteDeps {
   storage: Storage;
-  publicUrl: () => string;
+  /** The base of the URLs in an answer (request-origin.ts). */
+  publicUrl: PublicUrlOf;
 }
 
 export async function findStoreOr404(storage: Storage, slug: string): Promise<StoreRecord> {
@@ -22,25 +24,25 @@ export default async function storeRoutes(app: FastifyInstance, deps: AdminRoute
   const { storage, publicUrl } = deps;
 
   // With each Store's counts and last activity (the Stores screen's list).
-  app.get('/stores', async () => ({
-    stores: await Promise.all((await storage.listStores()).map((store) => storeSummary(storage, store, publicUrl()))),
+  app.get('/stores', async (request) => ({
+    stores: await Promise.all((await storage.listStores()).map((store) => storeSummary(storage, store, publicUrl(request)))),
   }));
 
   app.post('/stores', async (request, reply) => {
     const input = parseInput(createStoreSchema, request.body, 'body');
     const created = await createStore(storage, input);
     if (!created.ok) throw errors.conflict('slug_taken', `A Store with the slug "${input.slug}" already exists.`, { field: 'slug' });
-    return reply.code(201).send(toStoreView(created.value, publicUrl()));
+    return reply.code(201).send(toStoreView(created.value, publicUrl(request)));
   });
 
   app.get<{ Params: { slug: string } }>('/stores/:slug', async (request) =>
-    toStoreView(await findStoreOr404(storage, request.params.slug), publicUrl()),
+    toStoreView(await findStoreOr404(storage, request.params.slug), publicUrl(request)),
   );
 
   app.patch<{ Params: { slug: string } }>('/stores/:slug', async (request) => {
     const store = await findStoreOr404(storage, request.params.slug);
     const input = parseInput(updateStoreSchema, request.body, 'body');
-    return toStoreView(await updateStore(storage, store, input), publicUrl());
+    return toStoreView(await updateStore(storage, store, input), publicUrl(request));
   });
 
   app.delete<{ Params: { slug: string }; Querystring: { confirm?: string } }>('/stores/:slug', async (request, reply) => {

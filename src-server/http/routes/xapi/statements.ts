@@ -18,13 +18,17 @@ import type { AttachmentPart } from '../../../xapi/statement-attachments';
 import { parseStatementQuery } from '../../../xapi/statement-query';
 import { LrsError, errors } from '../../errors';
 import { singleQueryParams } from '../../query-params';
+import type { PublicUrlOf } from '../../request-origin';
 import { publicPathPrefix } from '../../xapi-path';
 import type { Storage } from '../../../storage/storage';
 
 export interface StatementRouteDeps {
   storage: Storage;
   clock: StoredClock;
-  publicUrl: () => string;
+  /** The base of the URLs in an answer (`more`: its path). */
+  publicUrl: PublicUrlOf;
+  /** The base statement authorities name (request-origin.ts says why not the request's). */
+  identityUrl: () => string;
   /** Who hears what was recorded: the console's live events, the Test Bench's LMS. */
   events: StatementWriteContext['events'];
 }
@@ -91,7 +95,7 @@ export default async function statementRoutes(app: FastifyInstance, deps: Statem
     key: request.lrsKey,
     version: request.xapiVersion,
     clock: deps.clock,
-    publicUrl: deps.publicUrl(),
+    publicUrl: deps.identityUrl(),
     events: deps.events,
   });
 
@@ -129,7 +133,7 @@ export default async function statementRoutes(app: FastifyInstance, deps: Statem
     const reach = statementReadReach(request.lrsKey);
     if (reach === null) throw errors.missingScope('statements/read');
     const params = singleQueryParams(request);
-    const options: ReadOptions = { acceptLanguages: acceptLanguages(request), morePath: publicPathPrefix(deps.publicUrl()) + request.url.split('?')[0]! };
+    const options: ReadOptions = { acceptLanguages: acceptLanguages(request), morePath: publicPathPrefix(deps.publicUrl(request)) + request.url.split('?')[0]! };
     if (reach === 'mine') options.onlyKeyId = request.lrsKey.id;
     // Decided before the read: every statement stored up to it is visible to the read.
     const consistentThrough = deps.storage.consistentThrough
