@@ -21,6 +21,8 @@ export interface PhaseReport {
   startup: { healthMs: number; queryMs: number };
   /** Single POSTs with no backup, a download backup, scheduled backups (backup-pause.ts). */
   backups: BackupPauseReport;
+  /** Single POSTs with no console stream open and with ten (watching.ts); small phase. */
+  watching?: WatchingReport;
   stall: {
     thresholdBytes: number;
     startup: { healthMs: number; queryMs: number };
@@ -54,6 +56,16 @@ export interface BackupPauseReport {
   scheduled: BackupRunReport;
   /** When the scheduled backups ran, in ms after the load started. */
   backupSpansMs: Array<{ from: number; to: number }>;
+}
+
+export interface WatchingReport {
+  streams: number;
+  noneRequestsPerSec: number;
+  watchedRequestsPerSec: number;
+  /** Throughput with the streams open ÷ with none. */
+  ratio: number;
+  /** Messages each stream carried per second of load: coalesced, a few whatever the rate. */
+  messagesPerStreamPerSec: number;
 }
 
 export interface Target {
@@ -97,6 +109,14 @@ export function evaluateTargets(report: Report): Target[] {
   targets.push({ target: 'single POST, 10 conn: ≥ 10,000 statements/s', value: `${fmt(post?.service.statementsPerSec)}/s`, verdict: verdict(post ? (post.service.statementsPerSec ?? 0) >= 10_000 : null) });
   targets.push({ target: 'single POST, 10 conn: ≥ 30% of baseline', value: post?.ratio != null ? `${fmt(post.ratio * 100, 1)}%` : '—', verdict: verdict(post?.ratio != null ? post.ratio >= 0.3 : null) });
   targets.push({ target: 'single POST, 10 conn: p99 ≤ 10 ms', value: post ? `${ms(post.service.p99)} ms` : '—', verdict: verdict(post ? post.service.p99 <= 10 : null) });
+  const watching = small?.watching;
+  targets.push({
+    target: 'single POST, 10 conn, ten console streams open: ≥ 95% of none open',
+    value: watching
+      ? `${fmt(watching.watchedRequestsPerSec)} vs ${fmt(watching.noneRequestsPerSec)} req/s (${fmt(watching.ratio * 100, 1)}%), ${fmt(watching.messagesPerStreamPerSec, 1)} messages/s per stream`
+      : '—',
+    verdict: verdict(watching ? watching.ratio >= 0.95 : null),
+  });
   const batch = scenario(small, 'post-100');
   targets.push({ target: 'batched POST: ≥ 30,000 statements/s', value: `${fmt(batch?.service.statementsPerSec)}/s`, verdict: verdict(batch ? (batch.service.statementsPerSec ?? 0) >= 30_000 : null) });
   const worst = (names: string[]) => {

@@ -24,6 +24,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { backupPause } from './backup-pause';
+import { watchingCost } from './watching';
 import { runLoad, type LoadResult } from './load';
 import { ADMIN_TOKEN, ROOT, dirSize, memoryOf, startBaselineProcess, startServiceProcess, type Child } from './processes';
 import { runPostgresBench } from './postgres';
@@ -241,6 +242,7 @@ async function smallPhase(baseline: Child, baselines: Map<string, LoadResult>): 
     let scenarioResults: PhaseReport['scenarios'];
     let memAfter;
     let preloaded;
+    let watching;
     try {
       ctx = await createStore(service.url);
       log(`small Store: preloading ${SMALL_COUNT.toLocaleString('en-US')} statements`);
@@ -251,6 +253,8 @@ async function smallPhase(baseline: Child, baselines: Map<string, LoadResult>): 
       await runLoad({ baseUrl: baseline.url, connections: 10, seconds: 1, next: warm.next });
       scenarioResults = await runScenarios(service, ctx, baseline, baselines);
       memAfter = memory(service);
+      log('small Store: what ten open console streams cost single POSTs');
+      watching = await watchingCost(service, scenarios(ctx, seed + 5)[0]!, seconds);
     } finally {
       await service.stop();
     }
@@ -259,7 +263,7 @@ async function smallPhase(baseline: Child, baselines: Map<string, LoadResult>): 
     const stall = await snapshotStall(dataDir, ctx, 512 * 1024, quick ? 4 : 10);
     log('small Store: backup pause');
     const backups = await backupPause({ dataDir, ctx, loadSeconds: quick ? 4 : 10, seed: seed + 4 });
-    return { name: 'small', statements: SMALL_COUNT, preload: preloaded, scenarios: scenarioResults, memory: memAfter, dataDir: size, startup: stall.startup, stall, backups };
+    return { name: 'small', statements: SMALL_COUNT, preload: preloaded, scenarios: scenarioResults, memory: memAfter, dataDir: size, startup: stall.startup, stall, backups, watching };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
