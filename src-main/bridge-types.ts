@@ -19,6 +19,8 @@ export const ADMIN_EVENT_CHANNEL = 'lore:admin-event';
 export const ADMIN_REFUSAL_CHANNEL = 'lore:admin-refusal';
 /** `invoke` asks which deployment is managed; `send` pushes a switch. */
 export const CONNECTION_CHANNEL = 'lore:connection';
+/** invoke: whether the active connection's live stream is up; push: each time that changes. */
+export const ADMIN_STREAM_CHANNEL = 'lore:admin-stream';
 /** `invoke({name, input})`: one desktop operation (desktop-contract.ts). */
 export const DESKTOP_CHANNEL = 'lore:desktop';
 /** `invoke()`: takes a backup of the active connection and saves it where the user chooses. */
@@ -73,6 +75,10 @@ export interface LoreBridge extends LoreDesktopBridge {
   onAdminEvent(listener: (event: StoreChangeView) => void): () => void;
   /** Relays the active connection's refused-request events; returns the unsubscribe. */
   onAdminRefusal(listener: (event: RefusalEventView) => void): () => void;
+  /** Whether the main process's live stream of the active connection is up now. */
+  adminStream(): Promise<boolean>;
+  /** Calls `listener` when that stream comes up or goes down; returns the unsubscribe. */
+  onAdminStream(listener: (connected: boolean) => void): () => void;
   /** Which deployment the console is managing now. */
   connection(): Promise<ConnectionDescription>;
   /**

@@ -26,6 +26,8 @@ export interface DesktopControllerOptions {
   emitConnection?: (connection: ConnectionDescription) => void;
   emitAdminEvent?: (event: StoreChangeView) => void;
   emitAdminRefusal?: (event: RefusalEventView) => void;
+  /** The active connection's live stream came up (true) or went down (false). */
+  emitAdminStream?: (connected: boolean) => void;
   log?: (message: string) => void;
   relayBackoffMs?: { initial: number; max: number };
   /**
@@ -39,6 +41,8 @@ export interface DesktopControllerOptions {
 
 export interface DesktopController {
   connection(): ConnectionDescription;
+  /** Whether the active connection's live stream is up (the console's "Live" badge). */
+  adminStreamConnected(): boolean;
   state(): DesktopState;
   /** The `lore:admin` channel: one admin operation on the active connection. */
   admin(name: unknown, input: unknown): Promise<AdminBridgeResult<unknown>>;
@@ -78,6 +82,7 @@ export function createDesktopController(options: DesktopControllerOptions): Desk
     fetch: fetchImpl,
     emit: (event) => options.emitAdminEvent?.(event),
     emitRefusal: (event) => options.emitAdminRefusal?.(event),
+    emitConnected: (connected) => options.emitAdminStream?.(connected),
     log,
     ...(options.relayBackoffMs && { initialBackoffMs: options.relayBackoffMs.initial, maxBackoffMs: options.relayBackoffMs.max }),
   });
@@ -198,6 +203,7 @@ export function createDesktopController(options: DesktopControllerOptions): Desk
 
   return {
     connection,
+    adminStreamConnected: () => relay.connected(),
     state,
     activeTarget,
     admin: (name, input) => forwardAdminCall(name, input, activeTarget, fetchImpl),

@@ -14,6 +14,7 @@ import {
   ADMIN_CHANNEL,
   ADMIN_EVENT_CHANNEL,
   ADMIN_REFUSAL_CHANNEL,
+  ADMIN_STREAM_CHANNEL,
   BACKUP_CHANNEL,
   CONNECTION_CHANNEL,
   DESKTOP_CHANNEL,
@@ -134,6 +135,7 @@ function main(): void {
       emitConnection: (connection) => send(CONNECTION_CHANNEL, connection),
       emitAdminEvent: (event) => send(ADMIN_EVENT_CHANNEL, event),
       emitAdminRefusal: (event) => send(ADMIN_REFUSAL_CHANNEL, event),
+      emitAdminStream: (connected) => send(ADMIN_STREAM_CHANNEL, connected),
       log,
       // The same repair as `npm run repair`, run here while the service is stopped.
       repairData: async () => describeRepair(await repairDataDir({ dataDir, wasmPath, log }), dataDir),
@@ -207,6 +209,10 @@ function main(): void {
     ipcMain.handle(CONNECTION_CHANNEL, (event) => {
       if (!trusted(event)) throw new Error('Lore LRS: IPC refused for a page that is not the console');
       return controller.connection();
+    });
+    ipcMain.handle(ADMIN_STREAM_CHANNEL, (event) => {
+      if (!trusted(event)) throw new Error('Lore LRS: IPC refused for a page that is not the console');
+      return controller.adminStreamConnected();
     });
 
     function onTrayAction(action: TrayAction): void {

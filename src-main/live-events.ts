@@ -18,6 +18,8 @@ export interface LiveEventRelayOptions {
   emit(event: StoreChangeView): void;
   /** Refused requests logged (`event: refusal`), validated against the contract likewise. */
   emitRefusal?(event: RefusalEventView): void;
+  /** Told when the stream comes up or goes down (the console shows "Live" or "Reconnecting…"). */
+  emitConnected?(connected: boolean): void;
   log?: (message: string) => void;
   initialBackoffMs?: number;
   maxBackoffMs?: number;
@@ -29,6 +31,8 @@ export interface LiveEventRelay {
   stop(): void;
   /** For tests and status: the URL currently followed. */
   following(): string | undefined;
+  /** Whether the followed stream is up now. */
+  connected(): boolean;
 }
 
 export function createLiveEventRelay(options: LiveEventRelayOptions): LiveEventRelay {
@@ -38,6 +42,12 @@ export function createLiveEventRelay(options: LiveEventRelayOptions): LiveEventR
   const maxBackoffMs = options.maxBackoffMs ?? 15_000;
 
   let current: { target: AdminTarget; abort: AbortController; timer?: ReturnType<typeof setTimeout> } | undefined;
+  let up = false;
+  const setUp = (now: boolean) => {
+    if (now === up) return;
+    up = now;
+    options.emitConnected?.(now);
+  };
 
   async function run(session: NonNullable<typeof current>): Promise<void> {
     let failures = 0;
@@ -79,6 +89,7 @@ export function createLiveEventRelay(options: LiveEventRelayOptions): LiveEventR
         const parser = createSseParser();
         const decoder = new TextDecoder();
         failures = 0;
+        setUp(true);
         for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
           parser.push(decoder.decode(chunk, { stream: true })).forEach(relay);
         }
@@ -89,6 +100,7 @@ export function createLiveEventRelay(options: LiveEventRelayOptions): LiveEventR
         failures += 1;
         log(`live events: ${error instanceof Error ? error.message : String(error)}; retrying`);
       }
+      setUp(false);
       const delay = Math.min(maxBackoffMs, initialBackoffMs * 2 ** Math.max(0, failures - 1));
       await new Promise<void>((resolve) => {
         session.timer = setTimeout(resolve, delay);
@@ -103,6 +115,7 @@ export function createLiveEventRelay(options: LiveEventRelayOptions): LiveEventR
     clearTimeout(current.timer);
     current.abort.abort();
     current = undefined;
+    setUp(false);
   }
 
   return {
@@ -116,5 +129,6 @@ export function createLiveEventRelay(options: LiveEventRelayOptions): LiveEventR
     },
     stop,
     following: () => current?.target.url,
+    connected: () => up,
   };
 }

@@ -15,9 +15,22 @@ export function createIpcAdminClient(bridge: LoreBridge): AdminClient {
       return result.value;
     },
     subscribe(listener: (event: StoreChangeView) => void, options: SubscribeOptions = {}) {
-      // The main process keeps one stream per connection and relays it; it is "connected" as
-      // far as this window can tell.
-      options.onConnectionChange?.(true);
+      // The main process keeps one stream per connection and relays it, and says when it is up.
+      const onConnectionChange = options.onConnectionChange;
+      let active = true;
+      let pushed = false; // a push is newer than the answer to the question asked before it
+      const unsubscribeStream = onConnectionChange
+        ? bridge.onAdminStream((connected) => {
+            pushed = true;
+            onConnectionChange(connected);
+          })
+        : () => {};
+      if (onConnectionChange) {
+        void bridge.adminStream().then(
+          (connected) => active && !pushed && onConnectionChange(connected),
+          () => undefined,
+        );
+      }
       const unsubscribeStatements = bridge.onAdminEvent((event) => {
         if (options.store && event.store !== options.store) return;
         listener(event);
@@ -29,8 +42,10 @@ export function createIpcAdminClient(bridge: LoreBridge): AdminClient {
           })
         : () => {};
       return () => {
+        active = false;
         unsubscribeStatements();
         unsubscribeRefusals();
+        unsubscribeStream();
       };
     },
     connection: () => bridge.connection(),

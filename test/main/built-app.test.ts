@@ -210,7 +210,7 @@ describe('the built desktop app under a stand-in electron', () => {
   });
 
   it('registers one handler per channel and answers the console page only', () => {
-    expect([...record.ipcHandlers].sort()).toEqual(['lore:admin', 'lore:backup', 'lore:connection', 'lore:desktop', 'lore:launch', 'lore:package', 'lore:report', 'lore:service-status']);
+    expect([...record.ipcHandlers].sort()).toEqual(['lore:admin', 'lore:admin-stream', 'lore:backup', 'lore:connection', 'lore:desktop', 'lore:launch', 'lore:package', 'lore:report', 'lore:service-status']);
     expect(ipc(record, 'lore:service-status', true)?.result?.['state']).toBe('running');
     expect(ipc(record, 'lore:service-status', false)?.error).toMatch(/IPC refused/);
     expect(ipc(record, 'lore:connection', true)?.result).toEqual({ kind: 'local', url: record.scenario?.running.url, label: 'Local service' });
@@ -241,10 +241,10 @@ describe('the built desktop app under a stand-in electron', () => {
     expect(admin.malformed.result).toMatchObject({ ok: false, error: { code: 'unknown_operation' } });
   });
 
-  it('relays the live event of a statement the service received to the console', () => {
+  it('relays the Store change of a statement the service received to the console', () => {
     const { admin, liveEvent } = record.scenario!;
     expect(admin.testStatement.result).toMatchObject({ ok: true, value: { statementId: expect.any(String) } });
-    expect(liveEvent).toMatchObject({ store: 'built-app', status: 'accepted', statementId: admin.testStatement.result?.value?.['statementId'] });
+    expect(liveEvent).toMatchObject({ store: 'built-app', toSeq: expect.any(Number), count: 1 });
   });
 
   it('serves the web console at /admin/ from the started service, and guards its API', () => {
@@ -336,11 +336,13 @@ describe('the built preload', () => {
     const bridge = exposed['lore'] as LoreBridge;
     expect(Object.keys(bridge).sort()).toEqual([
       'admin',
+      'adminStream',
       'connection',
       'desktop',
       'importPackage',
       'onAdminEvent',
       'onAdminRefusal',
+      'onAdminStream',
       'onConnection',
       'onServiceStatus',
       'openLaunch',

@@ -112,11 +112,14 @@ describe('live event relay', () => {
     expect(refusals).toEqual([refusal]);
   });
 
-  it('reconnects after the stream drops, with the last event id', async () => {
+  it('reconnects after the stream drops, with the last event id, and says when it is down and up', async () => {
     const server = await eventServer('tok');
     cleanups.push(server.close);
     const received: StoreChangeView[] = [];
-    relayInto(received).follow({ url: server.url, token: 'tok' });
+    const states: boolean[] = [];
+    const relay = createLiveEventRelay({ emit: (e) => received.push(e), emitConnected: (c) => states.push(c), initialBackoffMs: 10, maxBackoffMs: 50 });
+    cleanups.push(() => relay.stop());
+    relay.follow({ url: server.url, token: 'tok' });
     await vi.waitFor(() => expect(server.streams).toHaveLength(1));
     server.send(EVENT(1), 41);
     await vi.waitFor(() => expect(received).toHaveLength(1));
@@ -125,6 +128,10 @@ describe('live event relay', () => {
     expect(server.requests[1]?.headers['last-event-id']).toBe('41');
     server.send(EVENT(2));
     await vi.waitFor(() => expect(received.map((e) => e.toSeq)).toEqual([1, 2]));
+    expect(states).toEqual([true, false, true]);
+    expect(relay.connected()).toBe(true);
+    relay.stop();
+    expect(states.at(-1)).toBe(false);
   });
 
   it('keeps retrying a service that refuses or is down, and connects once it answers', async () => {

@@ -85,6 +85,8 @@ describe('HTTP transport', () => {
 describe('IPC transport', () => {
   function fakeBridge(result: Awaited<ReturnType<LoreBridge['admin']>>) {
     const listeners = new Set<(e: StoreChangeView) => void>();
+    let streamUp = false;
+    const streamListeners = new Set<(connected: boolean) => void>();
     const bridge = {
       admin: vi.fn(async () => result),
       onAdminEvent: (listener: (e: StoreChangeView) => void) => {
@@ -92,14 +94,40 @@ describe('IPC transport', () => {
         return () => listeners.delete(listener);
       },
       connection: async () => ({ kind: 'local' as const, url: 'http://127.0.0.1:8411', label: 'Local service' }),
+      adminStream: async () => streamUp,
+      onAdminStream: (listener: (connected: boolean) => void) => {
+        streamListeners.add(listener);
+        return () => streamListeners.delete(listener);
+      },
     };
-    return { bridge: bridge as unknown as LoreBridge, admin: bridge.admin, emit: (e: StoreChangeView) => listeners.forEach((l) => l(e)) };
+    return {
+      bridge: bridge as unknown as LoreBridge,
+      admin: bridge.admin,
+      emit: (e: StoreChangeView) => listeners.forEach((l) => l(e)),
+      setStream: (connected: boolean) => {
+        streamUp = connected;
+        streamListeners.forEach((l) => l(connected));
+      },
+    };
   }
 
   it('forwards the operation name and input and returns the value', async () => {
     const { bridge, admin } = fakeBridge({ ok: true, value: { stores: [] } });
     await expect(createIpcAdminClient(bridge).call('stores.list', {})).resolves.toEqual({ stores: [] });
     expect(admin).toHaveBeenCalledWith('stores.list', {});
+  });
+
+  it("says whether the main process's stream is up, now and as it changes", async () => {
+    const { bridge, setStream } = fakeBridge({ ok: true, value: undefined });
+    setStream(true);
+    const states: boolean[] = [];
+    const unsubscribe = createIpcAdminClient(bridge).subscribe(() => {}, { onConnectionChange: (c) => states.push(c) });
+    await vi.waitFor(() => expect(states).toEqual([true]));
+    setStream(false);
+    setStream(true);
+    unsubscribe();
+    setStream(false);
+    expect(states).toEqual([true, false, true]);
   });
 
   it('rejects with an AdminError that keeps the field', async () => {
