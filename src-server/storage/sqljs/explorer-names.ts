@@ -1,0 +1,167 @@
+/**
+ * The Explorer's names in the embedded database (../explorer-names.ts says what they are): one
+ * row per (Store, kind, value) with the name shown and its words in order (`search`), and a word
+ * index, so that the words typed find their names by a range of one index, not by a scan of every
+ * name. Written when an `insertStatements` record is applied — from its statements (agents,
+ * verbs) and the Activity definitions it carries — so replay writes them again; like the ingestion
+ * counts they are derived from the records, not journaled themselves.
+ *
+ * Both tables are created at open when missing and then filled from what the database holds (the
+ * schema version stays 1: nothing older reads them): each agent from the newest statement it is
+ * the actor or object of, each verb from its newest statement, each Activity from its definition.
+ */
+import { activityNameEntry, indexWords, latestNameEntries, prefixEnd, searchPhrase, searchText, statementNameEntries } from '../explorer-names';
+import type { NameEntry } from '../explorer-names';
+import type { NamedValue, NameQuery } from '../storage';
+import type { Sql } from './sql';
+
+const NAME_TABLES = `
+CREATE TABLE explorer_names (
+  store_num INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  value TEXT NOT NULL,
+  name TEXT NOT NULL,
+  search TEXT NOT NULL,
+  PRIMARY KEY (store_num, kind, value)
+) WITHOUT ROWID;
+CREATE TABLE explorer_name_words (
+  store_num INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  word TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (store_num, kind, word, value)
+) WITHOUT ROWID;
+`;
+
+/**
+ * The names the write path has kept, by the text they were read from, so that a statement
+ * repeating its actor's name and its verb's display (nearly all of them) writes nothing and reads
+ * nothing. Cleared with the rows (deleteStoreRows) and when a failed write makes the caches
+ * reload (loadCaches). Bounded: it starts over when full.
+ */
+export class NameCache {
+  private static readonly LIMIT = 200_000;
+  private readonly texts = new Map<number, Map<string, string>>();
+  private size = 0;
+
+  has(storeNum: number, entry: NameEntry): boolean {
+    return this.texts.get(storeNum)?.get(`${entry.kind}\u0000${entry.value}`) === entry.text;
+  }
+
+  kept(storeNum: number, entry: NameEntry): void {
+    if (this.size >= NameCache.LIMIT) this.clear();
+    let byKey = this.texts.get(storeNum);
+    if (!byKey) this.texts.set(storeNum, (byKey = new Map()));
+    byKey.set(`${entry.kind}\u0000${entry.value}`, entry.text);
+    this.size++;
+  }
+
+  clear(): void {
+    this.texts.clear();
+    this.size = 0;
+  }
+}
+
+/** Keeps an entry: written only when its name or words changed, its old words removed. */
+function keepName(sql: Sql, cache: NameCache, storeNum: number, entry: NameEntry): void {
+  if (cache.has(storeNum, entry)) return;
+  const search = searchText(entry.text);
+  const stored = sql.first('SELECT name, search FROM explorer_names WHERE store_num = ? AND kind = ? AND value = ?', [storeNum, entry.kind, entry.value]);
+  if (!stored || stored[0] !== entry.name || stored[1] !== search) {
+    for (const word of stored ? indexWords(stored[1] as string) : []) {
+      sql.run('DELETE FROM explorer_name_words WHERE store_num = ? AND kind = ? AND word = ? AND value = ?', [storeNum, entry.kind, word, entry.value]);
+    }
+    sql.run('INSERT OR REPLACE INTO explorer_names (store_num, kind, value, name, search) VALUES (?, ?, ?, ?, ?)', [
+      storeNum,
+      entry.kind,
+      entry.value,
+      entry.name,
+      search,
+    ]);
+    for (const word of indexWords(search)) {
+      sql.run('INSERT OR IGNORE INTO explorer_name_words (store_num, kind, word, value) VALUES (?, ?, ?, ?)', [storeNum, entry.kind, word, entry.value]);
+    }
+  }
+  cache.kept(storeNum, entry);
+}
+
+/** The names of statements applied in this order (applyInsertStatements). */
+export function keepStatementNames(sql: Sql, cache: NameCache, storeNum: number, rows: ReadonlyArray<{ statement: Record<string, unknown> }>): void {
+  for (const entry of latestNameEntries(rows, (row) => row.statement)) keepName(sql, cache, storeNum, entry);
+}
+
+/** The names of Activity definitions as written (upsertActivities). */
+export function keepActivityNames(sql: Sql, cache: NameCache, storeNum: number, rows: ReadonlyArray<{ id: string; definition: Record<string, unknown> }>): void {
+  for (const row of rows) {
+    const entry = activityNameEntry(row.id, row.definition);
+    if (entry) keepName(sql, cache, storeNum, entry);
+  }
+}
+
+/** Fills the tables from a database written before they existed. */
+function fillNames(sql: Sql): void {
+  const cache = new NameCache();
+  for (const [storeNum] of sql.all('SELECT num FROM stores')) {
+    const num = storeNum as number;
+    const statementAt = (seq: unknown) => {
+      const row = typeof seq === 'number' ? sql.first('SELECT statement FROM statements WHERE seq = ?', [seq]) : undefined;
+      return row ? (JSON.parse(row[0] as string) as Record<string, unknown>) : null;
+    };
+    // An agent's name: from the newest statement it is the actor or object of (a primary term).
+    const agents = sql.all(
+      `SELECT t.value, (SELECT p.seq FROM term_postings AS p INDEXED BY term_postings_primary WHERE p.term = t.id AND p.is_primary = 1
+         ORDER BY p.seq DESC LIMIT 1) FROM terms AS t WHERE t.store_num = ? AND t.kind = 'agent'`,
+      [num],
+    );
+    for (const [key, seq] of agents) {
+      const statement = statementAt(seq);
+      const entry = statement && statementNameEntries(statement).find((e) => e.kind === 'agent' && e.value === key);
+      if (entry) keepName(sql, cache, num, entry);
+    }
+    const verbs = sql.all('SELECT DISTINCT verb_id FROM statements INDEXED BY statements_verb WHERE store_num = ?', [num]);
+    for (const [verbId] of verbs) {
+      const newest = sql.first('SELECT max(seq) FROM statements INDEXED BY statements_verb WHERE store_num = ? AND verb_id = ?', [num, verbId ?? null]);
+      const statement = statementAt(newest?.[0]);
+      const entry = statement && statementNameEntries(statement).find((e) => e.kind === 'verb');
+      if (entry) keepName(sql, cache, num, entry);
+    }
+    const activities = sql.all('SELECT activity_id, definition FROM activities WHERE store_num = ?', [num]);
+    keepActivityNames(sql, cache, num, activities.map(([id, definition]) => ({ id: id as string, definition: JSON.parse(definition as string) as Record<string, unknown> })));
+  }
+}
+
+/** Created at open when missing, and filled from the statements and definitions already stored. */
+export function ensureNameTables(sql: Sql): void {
+  if (sql.first("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'explorer_names'")) return;
+  sql.transaction(() => {
+    sql.db.exec(NAME_TABLES);
+    fillNames(sql);
+  });
+}
+
+/** Storage.lookupNames: by words (a range of the word index, then the phrase) or by the start of the value. */
+export function lookupNameRows(sql: Sql, storeNum: number, query: NameQuery): NamedValue[] {
+  let rows;
+  if ('words' in query) {
+    const first = query.words[0];
+    if (first === undefined) return [];
+    const phrase = searchPhrase(query.words);
+    // Candidates: the names with a word that starts like the first word typed; the phrase decides.
+    rows = sql.all(
+      `SELECT n.value, n.name FROM explorer_names AS n
+        WHERE n.store_num = ? AND n.kind = ? AND instr(n.search, ?) > 0 AND n.value IN (
+          SELECT w.value FROM explorer_name_words AS w WHERE w.store_num = ? AND w.kind = ? AND w.word >= ? AND w.word < ?)
+        ORDER BY instr(n.search, ?) = 1 DESC, n.search, n.value LIMIT ?`,
+      [storeNum, query.kind, phrase, storeNum, query.kind, first, prefixEnd(first), phrase, query.limit],
+    );
+  } else {
+    rows = sql.all('SELECT value, name FROM explorer_names WHERE store_num = ? AND kind = ? AND value >= ? AND value < ? ORDER BY value LIMIT ?', [
+      storeNum,
+      query.kind,
+      query.valuePrefix,
+      prefixEnd(query.valuePrefix),
+      query.limit,
+    ]);
+  }
+  return rows.map(([value, name]) => ({ value: value as string, name: name as string }));
+}
