@@ -54,7 +54,7 @@ export async function resolveFilter(storage: Storage, store: StoreRecord, field:
   const reading = readFilter(field, text);
   if (reading.kind === 'invalid') return { ok: false, message: reading.message };
   if (reading.kind === 'exact') return { ok: true, values: reading.value };
-  const found = await storage.lookupNames(store.id, { kind: field, words: reading.words, limit: MAX_WORD_MATCHES + 1 });
+  const found = await storage.matchNames(store.id, { kind: field, words: reading.words, limit: MAX_WORD_MATCHES + 1 });
   if (found.length > MAX_WORD_MATCHES) {
     return {
       ok: false,
@@ -63,7 +63,7 @@ export async function resolveFilter(storage: Storage, store: StoreRecord, field:
   }
   // Words no name has may be an id that is no IRI, as a rejected statement can carry ("module one").
   if (found.length === 0 && field !== 'agent') return { ok: true, values: text.trim() };
-  return { ok: true, values: found.map((named) => named.value) };
+  return { ok: true, values: found };
 }
 
 /** What a picked learner is shown with: the email address, or the account and its system. */

@@ -69,6 +69,17 @@ export function searchPhrase(words: readonly string[]): string {
 }
 
 /**
+ * The typed word a lookup reads the word index by (the phrase then decides on what it finds): the
+ * longest, as longer words are rarer as a rule ("lovelace" before "ada"). A word before the last
+ * one typed is a whole word of the name, so it is looked up whole; the last may be cut short.
+ */
+export function indexedWord(words: readonly string[]): { word: string; whole: boolean } | null {
+  let best = -1;
+  for (let i = 0; i < words.length; i++) if (best < 0 || words[i]!.length > words[best]!.length) best = i;
+  return best < 0 ? null : { word: words[best]!, whole: best < words.length - 1 };
+}
+
+/**
  * The upper bound of a prefix range: every word that starts with `prefix` sorts at or above it and
  * below this (U+10FFFF sorts after any character, in UTF-8 bytes as in UTF-16 code points).
  */

@@ -233,6 +233,12 @@ export type NameQuery = {
   limit: number;
 } & ({ words: readonly string[] } | { valuePrefix: string });
 
+export interface WordsQuery {
+  kind: NamedKind;
+  words: readonly string[];
+  limit: number;
+}
+
 /** An agent (by its key), verb or Activity (by IRI) of a Store, with the name it is shown by. */
 export interface NamedValue {
   value: string;
@@ -544,6 +550,11 @@ export interface Storage {
    * the newest statement's) and from the Activity definitions the Store keeps.
    */
   lookupNames(storeId: string, query: NameQuery): Promise<NamedValue[]>;
+  /**
+   * The values (agent keys, IRIs) whose names match the words as lookupNames matches them, in no
+   * order, up to `limit`: what a search by those words stands for, without names to show.
+   */
+  matchNames(storeId: string, query: WordsQuery): Promise<string[]>;
 
   // Refused requests (a log per Store, and one for the service; bounded like the rejected log)
   /**

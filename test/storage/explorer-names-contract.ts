@@ -75,6 +75,16 @@ export function describeExplorerNamesContract(ctx: ContractContext): void {
       expect(await words('agent', 'zoe', 'ol')).toEqual([{ value: ZOE, name: 'Zoë Ölander' }]);
     });
 
+    it('matches the values of the same names without their names or order, up to the limit', async () => {
+      await people();
+      const matched = async (...typed: string[]) => (await s().matchNames(storeId(), { kind: 'agent', words: typed, limit: 10 })).sort();
+      expect(await matched('ada')).toEqual([ADA, ADAM]);
+      expect(await matched('ada', 'lovel')).toEqual([ADA]);
+      expect(await matched('ace')).toEqual([]);
+      expect(await s().matchNames(storeId(), { kind: 'agent', words: ['ada'], limit: 1 })).toHaveLength(1);
+      expect(await s().matchNames('no-such-store', { kind: 'agent', words: ['ada'], limit: 10 })).toEqual([]);
+    });
+
     it('puts the names that start with the words first, then orders by name, up to the limit', async () => {
       await insert(
         { actor: 'mbox:mailto:b@example.com', actorName: 'Bob Adams' },

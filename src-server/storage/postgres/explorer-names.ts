@@ -1,7 +1,8 @@
 /**
  * The Explorer's names in PostgreSQL (../explorer-names.ts says what they are): `explorer_names`,
  * one row per (Store, kind, value) with the name shown and its words in order (`search`), and
- * `explorer_name_words`, the word index the words typed are looked up in. Written in the
+ * `explorer_name_words`, the word index the words typed are looked up in (its rows carry the words
+ * of their name, so the phrase is checked in the index). Written in the
  * transaction of the statements and definitions they come from; filled for existing data by the
  * migration that created them (migrations.ts). Texts compare in "C" order (bytes), as on sql.js,
  * so both order suggestions alike and a prefix is an index range.
@@ -10,9 +11,9 @@
  * and only the changed ones are locked and written, so concurrent writers of the same verb never
  * wait on its row.
  */
-import { activityNameEntry, indexWords, latestNameEntries, prefixEnd, searchPhrase, searchText, statementNameEntries } from '../explorer-names';
+import { activityNameEntry, indexedWord, indexWords, latestNameEntries, prefixEnd, searchPhrase, searchText, statementNameEntries } from '../explorer-names';
 import type { NameEntry } from '../explorer-names';
-import type { NamedValue, NameQuery, StatementRow } from '../storage';
+import type { NamedValue, NameQuery, StatementRow, WordsQuery } from '../storage';
 import type { PostgresDatabase, Tx } from './database';
 
 interface Kept {
@@ -71,12 +72,12 @@ async function keepNames(tx: Tx, storeNum: number, entries: readonly NameEntry[]
       WHERE n.store_num = $1 AND n.kind = c.kind AND n.value = c.value AND (n.name <> c.name OR n.search <> c.search)`,
     [storeNum, ...columns],
   );
-  const words = changed.flatMap((e) => indexWords(e.search).map((word) => [e.kind, word, e.value]));
+  const words = changed.flatMap((e) => indexWords(e.search).map((word) => [e.kind, word, e.value, e.search]));
   if (words.length === 0) return;
   await tx.query(
-    `INSERT INTO explorer_name_words (store_num, kind, word, value) SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[])
+    `INSERT INTO explorer_name_words (store_num, kind, word, value, search) SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[])
      ON CONFLICT DO NOTHING`,
-    [storeNum, words.map((w) => w[0]), words.map((w) => w[1]), words.map((w) => w[2])],
+    [storeNum, words.map((w) => w[0]), words.map((w) => w[1]), words.map((w) => w[2]), words.map((w) => w[3])],
   );
 }
 
@@ -136,22 +137,47 @@ export async function fillExplorerNames(tx: Tx): Promise<void> {
   }
 }
 
-/** Storage.lookupNames: by words (a range of the word index, then the phrase) or by the start of the value. */
+/**
+ * The word index rows whose name has the words (alias `w`): a range of the index by one word, the
+ * phrase checked on the words the row carries, without reading the name. Placeholders from $1.
+ */
+function wordsMatch(storeNum: number, kind: string, words: readonly string[]): { where: string; values: unknown[] } | null {
+  const indexed = indexedWord(words);
+  if (indexed === null) return null;
+  return {
+    where: `w.store_num = $1 AND w.kind = $2 AND strpos(w.search, $3) > 0 AND ${indexed.whole ? 'w.word = $4' : 'w.word >= $4 AND w.word < $5'}`,
+    values: [storeNum, kind, searchPhrase(words), indexed.word, ...(indexed.whole ? [] : [prefixEnd(indexed.word)])],
+  };
+}
+
+/** Storage.lookupNames: by words, those whose name starts with them first, then by their words; or by the start of the value. */
 export async function lookupNameRows(db: PostgresDatabase, storeNum: number, query: NameQuery): Promise<NamedValue[]> {
   if ('words' in query) {
-    const first = query.words[0];
-    if (first === undefined) return [];
-    // Candidates: the names with a word that starts like the first word typed; the phrase decides.
+    const match = wordsMatch(storeNum, query.kind, query.words);
+    if (match === null) return [];
+    const limit = `$${match.values.length + 1}`;
     return db.query<NamedValue>(
-      `SELECT n.value, n.name FROM explorer_names AS n
-        WHERE n.store_num = $1 AND n.kind = $2 AND strpos(n.search, $3) > 0 AND n.value IN (
-          SELECT w.value FROM explorer_name_words AS w WHERE w.store_num = $1 AND w.kind = $2 AND w.word >= $4 AND w.word < $5)
-        ORDER BY strpos(n.search, $3) = 1 DESC, n.search, n.value LIMIT $6`,
-      [storeNum, query.kind, searchPhrase(query.words), first, prefixEnd(first), query.limit],
+      `SELECT n.value, n.name FROM (
+         SELECT DISTINCT w.value, w.search, strpos(w.search, $3) = 1 AS starts FROM explorer_name_words AS w WHERE ${match.where}
+          ORDER BY starts DESC, w.search, w.value LIMIT ${limit}
+       ) AS m JOIN explorer_names AS n ON n.store_num = $1 AND n.kind = $2 AND n.value = m.value
+       ORDER BY m.starts DESC, m.search, m.value`,
+      [...match.values, query.limit],
     );
   }
   return db.query<NamedValue>(
     'SELECT value, name FROM explorer_names WHERE store_num = $1 AND kind = $2 AND value >= $3 AND value < $4 ORDER BY value LIMIT $5',
     [storeNum, query.kind, query.valuePrefix, prefixEnd(query.valuePrefix), query.limit],
   );
+}
+
+/** Storage.matchNames: the values only, as the index yields them. */
+export async function matchNameRows(db: PostgresDatabase, storeNum: number, query: WordsQuery): Promise<string[]> {
+  const match = wordsMatch(storeNum, query.kind, query.words);
+  if (match === null) return [];
+  const rows = await db.query<{ value: string }>(
+    `SELECT DISTINCT w.value FROM explorer_name_words AS w WHERE ${match.where} LIMIT $${match.values.length + 1}`,
+    [...match.values, query.limit],
+  );
+  return rows.map((row) => row.value);
 }

@@ -277,12 +277,14 @@ CREATE TABLE explorer_names (
   PRIMARY KEY (store_num, kind, value)
 );
 
+-- Each word's row carries the words of its name (search): a lookup checks the phrase in the index.
 CREATE TABLE explorer_name_words (
   store_num integer NOT NULL,
   kind text NOT NULL,
   word text COLLATE "C" NOT NULL,
   value text COLLATE "C" NOT NULL,
-  PRIMARY KEY (store_num, kind, word, value)
+  search text COLLATE "C" NOT NULL,
+  PRIMARY KEY (store_num, kind, word, value) INCLUDE (search)
 );
 `,
 ];

@@ -21,6 +21,7 @@ import type {
   IngestionQuery,
   NamedValue,
   NameQuery,
+  WordsQuery,
   IngestionStats,
   InsertStatementsResult,
   RefusalPage,
@@ -70,7 +71,7 @@ import { PostgresDatabase } from './database';
 import type { PostgresPoolOptions, Tx } from './database';
 import { deleteDocumentRow, deleteDocumentRows, findDocumentRow, listDocumentIdRows, upsertDocumentRow } from './documents';
 import { insertRejectionRows, searchExplorerRows } from './explorer';
-import { keepActivityNames, lookupNameRows } from './explorer-names';
+import { keepActivityNames, lookupNameRows, matchNameRows } from './explorer-names';
 import { displayNameRows, foldIngestionRows, ingestionReportRows } from './ingestion';
 import { migrate } from './migrations';
 import {
@@ -368,6 +369,11 @@ export class PostgresStorage implements Storage {
   async lookupNames(storeId: string, query: NameQuery): Promise<NamedValue[]> {
     checkLimit(query.limit);
     return this.read(storeId, [], (storeNum) => lookupNameRows(this.db, storeNum, query));
+  }
+
+  async matchNames(storeId: string, query: WordsQuery): Promise<string[]> {
+    checkLimit(query.limit);
+    return this.read(storeId, [], (storeNum) => matchNameRows(this.db, storeNum, query));
   }
 
   // Refused requests (refusals.ts)

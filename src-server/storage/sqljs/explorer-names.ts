@@ -1,8 +1,8 @@
 /**
  * The Explorer's names in the embedded database (../explorer-names.ts says what they are): one
  * row per (Store, kind, value) with the name shown and its words in order (`search`), and a word
- * index, so that the words typed find their names by a range of one index, not by a scan of every
- * name. Written when an `insertStatements` record is applied — from its statements (agents,
+ * index whose rows carry those words too, so that the words typed find their names by a range of
+ * one index, checked as they are read, not by a scan of every name. Written when an `insertStatements` record is applied — from its statements (agents,
  * verbs) and the Activity definitions it carries — so replay writes them again; like the ingestion
  * counts they are derived from the records, not journaled themselves.
  *
@@ -10,9 +10,10 @@
  * schema version stays 1: nothing older reads them): each agent from the newest statement it is
  * the actor or object of, each verb from its newest statement, each Activity from its definition.
  */
-import { activityNameEntry, indexWords, latestNameEntries, prefixEnd, searchPhrase, searchText, statementNameEntries } from '../explorer-names';
+import { activityNameEntry, indexedWord, indexWords, latestNameEntries, prefixEnd, searchPhrase, searchText, statementNameEntries } from '../explorer-names';
 import type { NameEntry } from '../explorer-names';
-import type { NamedValue, NameQuery } from '../storage';
+import type { SqlValue } from 'sql.js';
+import type { NamedValue, NameQuery, WordsQuery } from '../storage';
 import type { Sql } from './sql';
 
 const NAME_TABLES = `
@@ -29,6 +30,7 @@ CREATE TABLE explorer_name_words (
   kind TEXT NOT NULL,
   word TEXT NOT NULL,
   value TEXT NOT NULL,
+  search TEXT NOT NULL,
   PRIMARY KEY (store_num, kind, word, value)
 ) WITHOUT ROWID;
 `;
@@ -79,7 +81,13 @@ function keepName(sql: Sql, cache: NameCache, storeNum: number, entry: NameEntry
       search,
     ]);
     for (const word of indexWords(search)) {
-      sql.run('INSERT OR IGNORE INTO explorer_name_words (store_num, kind, word, value) VALUES (?, ?, ?, ?)', [storeNum, entry.kind, word, entry.value]);
+      sql.run('INSERT OR REPLACE INTO explorer_name_words (store_num, kind, word, value, search) VALUES (?, ?, ?, ?, ?)', [
+        storeNum,
+        entry.kind,
+        word,
+        entry.value,
+        search,
+      ]);
     }
   }
   cache.kept(storeNum, entry);
@@ -139,20 +147,32 @@ export function ensureNameTables(sql: Sql): void {
   });
 }
 
-/** Storage.lookupNames: by words (a range of the word index, then the phrase) or by the start of the value. */
+/**
+ * The word index rows whose name has the words (alias `w`): a range of the index by one word, the
+ * phrase checked on the words the row carries, without reading the name.
+ */
+function wordsMatch(storeNum: number, kind: string, words: readonly string[]): { where: string; params: SqlValue[] } | null {
+  const indexed = indexedWord(words);
+  if (indexed === null) return null;
+  return {
+    where: `w.store_num = ? AND w.kind = ? AND ${indexed.whole ? 'w.word = ?' : 'w.word >= ? AND w.word < ?'} AND instr(w.search, ?) > 0`,
+    params: [storeNum, kind, ...(indexed.whole ? [indexed.word] : [indexed.word, prefixEnd(indexed.word)]), searchPhrase(words)],
+  };
+}
+
+/** Storage.lookupNames: by words, those whose name starts with them first, then by their words; or by the start of the value. */
 export function lookupNameRows(sql: Sql, storeNum: number, query: NameQuery): NamedValue[] {
   let rows;
   if ('words' in query) {
-    const first = query.words[0];
-    if (first === undefined) return [];
-    const phrase = searchPhrase(query.words);
-    // Candidates: the names with a word that starts like the first word typed; the phrase decides.
+    const match = wordsMatch(storeNum, query.kind, query.words);
+    if (match === null) return [];
     rows = sql.all(
-      `SELECT n.value, n.name FROM explorer_names AS n
-        WHERE n.store_num = ? AND n.kind = ? AND instr(n.search, ?) > 0 AND n.value IN (
-          SELECT w.value FROM explorer_name_words AS w WHERE w.store_num = ? AND w.kind = ? AND w.word >= ? AND w.word < ?)
-        ORDER BY instr(n.search, ?) = 1 DESC, n.search, n.value LIMIT ?`,
-      [storeNum, query.kind, phrase, storeNum, query.kind, first, prefixEnd(first), phrase, query.limit],
+      `SELECT n.value, n.name FROM (
+         SELECT DISTINCT w.value, w.search, instr(w.search, ?) = 1 AS starts FROM explorer_name_words AS w WHERE ${match.where}
+          ORDER BY starts DESC, w.search, w.value LIMIT ?
+       ) AS m CROSS JOIN explorer_names AS n ON n.store_num = ? AND n.kind = ? AND n.value = m.value
+       ORDER BY m.starts DESC, m.search, m.value`,
+      [searchPhrase(query.words), ...match.params, query.limit, storeNum, query.kind],
     );
   } else {
     rows = sql.all('SELECT value, name FROM explorer_names WHERE store_num = ? AND kind = ? AND value >= ? AND value < ? ORDER BY value LIMIT ?', [
@@ -164,4 +184,11 @@ export function lookupNameRows(sql: Sql, storeNum: number, query: NameQuery): Na
     ]);
   }
   return rows.map(([value, name]) => ({ value: value as string, name: name as string }));
+}
+
+/** Storage.matchNames: the values only, as the index yields them. */
+export function matchNameRows(sql: Sql, storeNum: number, query: WordsQuery): string[] {
+  const match = wordsMatch(storeNum, query.kind, query.words);
+  if (match === null) return [];
+  return sql.all(`SELECT DISTINCT w.value FROM explorer_name_words AS w WHERE ${match.where} LIMIT ?`, [...match.params, query.limit]).map(([value]) => value as string);
 }

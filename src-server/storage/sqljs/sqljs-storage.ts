@@ -42,6 +42,7 @@ import type {
   DisplayNames,
   NamedValue,
   NameQuery,
+  WordsQuery,
 } from '../storage';
 import type { PortableRecord } from '../portable';
 import { findActivityRow } from './activities';
@@ -76,7 +77,7 @@ import {
 import { DurableDatabase } from './durable-database';
 import type { SqljsStorageOptions } from './durable-database';
 import { searchExplorerRows } from './explorer';
-import { lookupNameRows } from './explorer-names';
+import { lookupNameRows, matchNameRows } from './explorer-names';
 import { displayNameRows, ingestionReportRows } from './ingestion';
 import type { BackupSummary } from './backup';
 import { writeCheckedBackup } from './backup-file';
@@ -360,6 +361,12 @@ export class SqljsStorage implements Storage {
     this.db.assertOpen();
     checkLimit(query.limit);
     return this.read(storeId, [], (sql, storeNum) => lookupNameRows(sql, storeNum, query));
+  }
+
+  async matchNames(storeId: string, query: WordsQuery): Promise<string[]> {
+    this.db.assertOpen();
+    checkLimit(query.limit);
+    return this.read(storeId, [], (sql, storeNum) => matchNameRows(sql, storeNum, query));
   }
 
   // Refused requests (refusals.ts)
