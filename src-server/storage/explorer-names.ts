@@ -157,17 +157,13 @@ export function activityNameEntry(activityId: string, definition: Record<string,
 }
 
 /**
- * The entries of a batch of statements written in this order: one per (kind, value), the last
- * statement's name winning, as a later statement's name replaces an earlier one.
+ * The entries of statements written in this order: one per (kind, value), the last statement's
+ * name winning, as a later statement's name replaces an earlier one.
  */
-export function latestNameEntries<T>(rows: readonly T[], statementOf: (row: T) => Record<string, unknown>): Array<NameEntry & { row: T }> {
-  const latest = new Map<string, NameEntry & { row: T }>();
-  for (const row of rows) {
-    for (const entry of statementNameEntries(statementOf(row))) {
-      const key = `${entry.kind}\u0000${entry.value}`;
-      latest.delete(key); // re-inserted last: the map's order stays the order of the rows
-      latest.set(key, { ...entry, row });
-    }
+export function latestNameEntries(statements: ReadonlyArray<Record<string, unknown>>): NameEntry[] {
+  const latest = new Map<string, NameEntry>();
+  for (const statement of statements) {
+    for (const entry of statementNameEntries(statement)) latest.set(`${entry.kind}\u0000${entry.value}`, entry);
   }
   return [...latest.values()];
 }

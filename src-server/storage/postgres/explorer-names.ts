@@ -83,7 +83,7 @@ async function keepNames(tx: Tx, storeNum: number, entries: readonly NameEntry[]
 
 /** The agents' and verbs' names of statements inserted in this order. */
 export async function keepStatementNames(tx: Tx, storeNum: number, rows: readonly StatementRow[]): Promise<void> {
-  await keepNames(tx, storeNum, latestNameEntries(rows, (row) => row.statement));
+  await keepNames(tx, storeNum, latestNameEntries(rows.map((row) => row.statement)));
 }
 
 /** The names of Activity definitions as written. */

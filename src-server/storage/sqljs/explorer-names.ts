@@ -95,7 +95,7 @@ function keepName(sql: Sql, cache: NameCache, storeNum: number, entry: NameEntry
 
 /** The names of statements applied in this order (applyInsertStatements). */
 export function keepStatementNames(sql: Sql, cache: NameCache, storeNum: number, rows: ReadonlyArray<{ statement: Record<string, unknown> }>): void {
-  for (const entry of latestNameEntries(rows, (row) => row.statement)) keepName(sql, cache, storeNum, entry);
+  for (const entry of latestNameEntries(rows.map((row) => row.statement))) keepName(sql, cache, storeNum, entry);
 }
 
 /** The names of Activity definitions as written (upsertActivities). */
