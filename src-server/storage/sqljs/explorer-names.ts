@@ -54,8 +54,9 @@ export class NameCache {
     if (this.size >= NameCache.LIMIT) this.clear();
     let byKey = this.texts.get(storeNum);
     if (!byKey) this.texts.set(storeNum, (byKey = new Map()));
-    byKey.set(`${entry.kind}\u0000${entry.value}`, entry.text);
-    this.size++;
+    const key = `${entry.kind}\u0000${entry.value}`;
+    if (!byKey.has(key)) this.size++;
+    byKey.set(key, entry.text);
   }
 
   clear(): void {
