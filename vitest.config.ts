@@ -25,6 +25,7 @@ const httpOnPostgres = [
   'admin-api',
   'bench',
   'admin-console',
+  'admin-explorer-search',
   'admin-events',
   'admin-guard',
   'limits-requests',

@@ -189,7 +189,7 @@ async function runScenarios(service: Child, ctx: StoreContext, baseline: Child |
     }
     const base = baselines.get(scenario.baselineKey) ?? null;
     results.push({ name: scenario.name, label: scenario.label, service: result, baselineKey: scenario.baselineKey, ratio: base ? result.requestsPerSec / base.requestsPerSec : null });
-    log(`${scenario.name}: ${result.requestsPerSec.toFixed(0)} req/s, p99 ${result.p99.toFixed(2)} ms${result.non2xx ? `, ${result.non2xx} non-2xx ${JSON.stringify(result.statusCodes)}` : ''}`);
+    log(`${scenario.name}: ${result.requestsPerSec.toFixed(0)} req/s, p95 ${result.p95.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms${result.non2xx ? `, ${result.non2xx} non-2xx ${JSON.stringify(result.statusCodes)}` : ''}`);
   }
   return results;
 }

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { BenchRequest } from './load';
-import { activityId, learnerMbox, statementGenerator, verbId } from './statements';
+import { activityId, courseTitle, learnerMbox, learnerName, statementGenerator, verbDisplay, verbId } from './statements';
 
 export interface StoreContext {
   slug: string;
@@ -48,6 +48,20 @@ function activitySample(): string[] {
   return Array.from({ length: 200 }, (_, i) => activityId(i % 60, i % 5, i % 8));
 }
 
+/**
+ * What designers type in the Explorer's filters. Learners: a first and last name (about 80
+ * learners share each: the name stands for all of them) or a whole name (one learner). Activities:
+ * a course (`Leadership 3`: its 40 items, and those of `Leadership 33`, the words being a prefix)
+ * or one of its modules (`Leadership 3, module 2`: 8 items). Verbs: a display word.
+ */
+function typedLearners(): string[] {
+  return learnerSample().map((n, i) => (i % 2 ? learnerName(n) : learnerName(n).replace(/ \d+$/, '')));
+}
+function typedActivities(): string[] {
+  return Array.from({ length: 120 }, (_, i) => (i % 2 ? `${courseTitle(i % 60)}, module ${i % 5}` : courseTitle(i % 60)));
+}
+const typedVerbs = (): string[] => Array.from({ length: 14 }, (_, i) => verbDisplay(i));
+
 export function scenarios(ctx: StoreContext, seed: number): Scenario[] {
   const generator = statementGenerator(seed);
   const singles = Array.from({ length: 2000 }, () => JSON.stringify(generator.next()));
@@ -75,6 +89,17 @@ export function scenarios(ctx: StoreContext, seed: number): Scenario[] {
   const activity = cycle(activitySample().map((id) => encodeURIComponent(id)));
   const explorerActivity = cycle(activitySample().map((id) => encodeURIComponent(id)));
   const verb = cycle(Array.from({ length: 14 }, (_, i) => encodeURIComponent(verbId(i))));
+  const explorerSearch = (name: string, label: string, param: string, typed: string[]): Scenario => {
+    const text = cycle(typed.map((t) => encodeURIComponent(t)));
+    return {
+      name,
+      label,
+      connections: 10,
+      statementsPerRequest: 0,
+      baselineKey: 'get@10',
+      next: () => ({ method: 'GET', path: `/admin/api/stores/${ctx.slug}/statements?${param}=${text()}&limit=50`, headers: adminHeaders }),
+    };
+  };
   // State documents: 500 (activity, agent, stateId) keys, written then read.
   const stateKeys = Array.from({ length: 500 }, (_, i) => {
     const agent = encodeURIComponent(JSON.stringify({ mbox: learnerMbox(i) }));
@@ -151,6 +176,9 @@ export function scenarios(ctx: StoreContext, seed: number): Scenario[] {
       baselineKey: 'get@10',
       next: () => ({ method: 'GET', path: `/admin/api/stores/${ctx.slug}/statements?activity=${explorerActivity()}&limit=50`, headers: adminHeaders }),
     },
+    explorerSearch('explorer-actor-name', 'Explorer search by a learner\'s name', 'agent', typedLearners()),
+    explorerSearch('explorer-verb-word', 'Explorer search by a verb\'s word', 'verb', typedVerbs()),
+    explorerSearch('explorer-activity-word', 'Explorer search by words of an Activity\'s name', 'activity', typedActivities()),
     {
       name: 'state-put',
       label: 'PUT state document',

@@ -73,9 +73,14 @@ export function learnerMbox(n: number): string {
   return `mailto:learner${n}@example.com`;
 }
 
+/** Learner n's name: first and last names repeat (about 80 learners share each pair), the number does not. */
+export function learnerName(n: number): string {
+  return `${FIRST[n % FIRST.length]} ${LAST[Math.floor(n / FIRST.length) % LAST.length]} ${n}`;
+}
+
 /** The actor of learner n: every tenth one is identified by an account, the rest by mbox. */
 export function learner(n: number): Record<string, unknown> {
-  const name = `${FIRST[n % FIRST.length]} ${LAST[Math.floor(n / FIRST.length) % LAST.length]} ${n}`;
+  const name = learnerName(n);
   if (n % 10 === 9) return { objectType: 'Agent', name, account: { homePage: 'https://lms.example.com', name: `u${n}` } };
   return { objectType: 'Agent', name, mbox: learnerMbox(n) };
 }
@@ -90,6 +95,17 @@ export function activityId(course: number, module: number, item: number): string
 
 export function verbId(index: number): string {
   return VERBS[index % VERBS.length]!.id;
+}
+
+/** What the Explorer shows for verb `index`: its display. */
+export function verbDisplay(index: number): string {
+  return VERBS[index % VERBS.length]!.display;
+}
+
+/** The start of the names of a course's Activities: `Safety 10` (an item is `Safety 10, module 2, item 5`). */
+export function courseTitle(course: number): string {
+  const topic = TOPICS[course % TOPICS.length]!;
+  return `${topic[0]!.toUpperCase()}${topic.slice(1)} ${course}`;
 }
 
 function pickVerb(random: () => number): (typeof VERBS)[number] {
@@ -131,7 +147,7 @@ export function statementGenerator(seed: number): { next(): Record<string, unkno
           objectType: 'Activity',
           id: activityId(course, module, item),
           definition: {
-            name: { 'en-US': `${topic[0]!.toUpperCase()}${topic.slice(1)} ${course}, module ${module}, item ${item}` },
+            name: { 'en-US': `${courseTitle(course)}, module ${module}, item ${item}` },
             description: { 'en-US': `Item ${item} of module ${module} in the ${topic} course number ${course}.` },
             type,
           },

@@ -39,7 +39,13 @@ export function App({ headerExtra, onSignOut }: { headerExtra?: ReactNode; onSig
       screen = <ApiKeysScreen store={route.store} onStoreChange={(store) => navigate(store ? { screen: 'keys', store } : { screen: 'keys' })} />;
       break;
     case 'explorer':
-      screen = <ExplorerScreen store={route.store} onStoreChange={(store) => navigate(store ? { screen: 'explorer', store } : { screen: 'explorer' })} />;
+      screen = (
+        <ExplorerScreen
+          store={route.store}
+          filters={route.filters}
+          onNavigate={(store, filters) => navigate({ screen: 'explorer', ...(store ? { store } : {}), ...(filters ? { filters } : {}) })}
+        />
+      );
       break;
     case 'ingestion':
       screen = <IngestionScreen />;

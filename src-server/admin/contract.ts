@@ -116,11 +116,22 @@ const rotatedApiKeySchema = z.object({ replacement: createdApiKeySchema, previou
 
 const validationStatusSchema = z.enum(['accepted', 'voided', 'rejected']);
 
+/** Longest text a filter of the Explorer takes: an IRI or agent JSON fits, a pasted statement does not. */
+const FILTER_MAX = 2048;
+const filterText = (what: string) => z.string().trim().min(1, `${what} is empty`).max(FILTER_MAX, `${what} is at most ${FILTER_MAX} characters`);
+
+/**
+ * The Statement Explorer's search. `agent`, `verb` and `activity` take what people type
+ * (admin/explorer-filters.ts): an exact identifier, or words of a name, which match every learner,
+ * verb or Activity of the Store whose name has them at the start of its words, in order.
+ */
 export const explorerQuerySchema = z.strictObject({
-  /** An agent as xAPI JSON, or the shorthands `mailto:ada@example.com` / `ada@example.com`. */
-  agent: z.string().optional(),
-  activity: z.string().optional(),
-  verb: z.string().optional(),
+  /** A learner: xAPI agent JSON, `ada@example.com` (mailto: optional), or their name or account name, or part of it. */
+  agent: filterText('agent').optional(),
+  /** An Activity's IRI, or words of its name (`Module 4`). */
+  activity: filterText('activity').optional(),
+  /** A verb's IRI, or a word of its display (`completed`). */
+  verb: filterText('verb').optional(),
   /** One attempt: the statements of this registration (context.registration). */
   registration: z.uuid('registration must be a UUID').transform((value) => value.toLowerCase()).optional(),
   /** `true`: only statements accepted with warnings. */
@@ -161,6 +172,33 @@ const explorerPageSchema = z.object({
   next: z.string().nullable(),
 });
 export type ExplorerPageView = z.infer<typeof explorerPageSchema>;
+
+const EXPLORER_FIELDS = ['agent', 'verb', 'activity'] as const;
+
+/** What the Explorer's autocompletes ask: suggestions for one filter from what is typed so far. */
+export const explorerSuggestQuerySchema = z.strictObject({
+  /** The filter: learners (agent), verbs or Activities. */
+  field: z.enum(EXPLORER_FIELDS, { error: 'field is one of "agent", "verb", "activity"' }),
+  /** What is typed so far: words of a name, or the start of an email address or IRI. */
+  prefix: z.string().trim().min(1, 'type at least one letter').max(200, 'at most 200 characters'),
+  limit: z.coerce.number().int().min(1).max(50).default(10),
+});
+export type ExplorerSuggestQueryInput = z.infer<typeof explorerSuggestQuerySchema>;
+
+const explorerSuggestionsSchema = z.object({
+  /** Those whose name begins with the words typed first, then by name. */
+  suggestions: z.array(
+    z.object({
+      /** What the filter takes: the email address (mailto:) or agent JSON of a learner, the IRI of a verb or Activity. */
+      value: z.string(),
+      /** The name: a learner's, a verb's display, an Activity's. */
+      label: z.string(),
+      /** What tells two of the same name apart: the learner's email address or account, the IRI. */
+      detail: z.string(),
+    }),
+  ),
+});
+export type ExplorerSuggestionsView = z.infer<typeof explorerSuggestionsSchema>;
 
 /**
  * The scheduled backups (admin/backup-schedule.ts): where they go, how often, how many are kept,
@@ -489,6 +527,12 @@ export const adminOperations = {
   'apiKeys.get': { method: 'GET', path: '/stores/:slug/keys/:id', input: keyParams, output: apiKeySchema },
   'apiKeys.revoke': { method: 'DELETE', path: '/stores/:slug/keys/:id', input: keyParams, output: apiKeySchema },
   'statements.search': { method: 'GET', path: '/stores/:slug/statements', input: slugParam.extend(explorerQuerySchema.shape), output: explorerPageSchema },
+  'statements.suggest': {
+    method: 'GET',
+    path: '/stores/:slug/suggestions',
+    input: slugParam.extend(explorerSuggestQuerySchema.shape),
+    output: explorerSuggestionsSchema,
+  },
   'refusals.store': { method: 'GET', path: '/stores/:slug/refusals', input: slugParam.extend(refusalsQuerySchema.shape), output: refusalPageSchema },
   'refusals.service': { method: 'GET', path: '/refusals', input: refusalsQuerySchema, output: refusalPageSchema },
   'metrics.ingestion': { method: 'GET', path: '/metrics/ingestion', input: ingestionQuerySchema, output: ingestionReportSchema },

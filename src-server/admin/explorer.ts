@@ -1,28 +1,12 @@
 /**
  * The Statement Explorer's search: a Store's statements of every status, rejected ones included,
- * newest first, with cursor paging.
+ * newest first, with cursor paging. Its actor, verb and activity filters take what people type
+ * (explorer-filters.ts).
  */
 import type { ExplorerQuery, ExplorerRecord, Storage, StoreRecord } from '../storage/storage';
-import { emailAgentKey, parseAgentParam } from '../xapi/agent-key';
 import { statementAsReceived } from '../xapi/received-statement';
 import type { ExplorerPageView, ExplorerQueryInput } from './contract';
-
-export type AgentSearch = { ok: true; key: string } | { ok: false; message: string };
-
-/**
- * What a person types to find a learner: the xAPI agent JSON, or just `ada@example.com` /
- * `mailto:ada@example.com`.
- */
-export function parseAgentSearch(text: string): AgentSearch {
-  const trimmed = text.trim();
-  if (trimmed.startsWith('{')) {
-    const parsed = parseAgentParam(trimmed);
-    return parsed.ok ? { ok: true, key: parsed.key } : { ok: false, message: parsed.issue.message };
-  }
-  const key = emailAgentKey(trimmed);
-  if (key !== null) return { ok: true, key };
-  return { ok: false, message: 'agent must be xAPI agent JSON or an email address (mailto: optional)' };
-}
+import { resolveFilter } from './explorer-filters';
 
 /** A record as the console shows it: the statement as sent (for a rejected one, its payload) beside the stored one. */
 function explorerRecordView(record: ExplorerRecord): ExplorerPageView['records'][number] {
@@ -31,17 +15,23 @@ function explorerRecordView(record: ExplorerRecord): ExplorerPageView['records']
   return { ...rest, statement: statementAsReceived(stored, received, lrsAdded), stored };
 }
 
-export async function searchStatements(
-  storage: Storage,
-  store: StoreRecord,
-  input: ExplorerQueryInput,
-  agentKeyValue: string | undefined,
-): Promise<ExplorerPageView> {
+export type ExplorerSearch = { ok: true; page: ExplorerPageView } | { ok: false; field: 'agent' | 'verb' | 'activity'; message: string };
+
+export async function searchStatements(storage: Storage, store: StoreRecord, input: ExplorerQueryInput): Promise<ExplorerSearch> {
+  const filters: Pick<ExplorerQuery, 'agent' | 'verbId' | 'activityId'> = {};
+  for (const [field, text, key] of [
+    ['agent', input.agent, 'agent'],
+    ['verb', input.verb, 'verbId'],
+    ['activity', input.activity, 'activityId'],
+  ] as const) {
+    if (text === undefined) continue;
+    const resolved = await resolveFilter(storage, store, field, text);
+    if (!resolved.ok) return { ok: false, field, message: resolved.message };
+    filters[key] = resolved.values;
+  }
   const query: ExplorerQuery = {
     status: input.status,
-    agent: agentKeyValue,
-    activityId: input.activity,
-    verbId: input.verb,
+    ...filters,
     registration: input.registration,
     warned: input.warned,
     since: input.since === undefined ? undefined : new Date(input.since).toISOString(),
@@ -51,7 +41,10 @@ export async function searchStatements(
   };
   const page = await storage.searchExplorer(store.id, query);
   return {
-    records: page.records.map(explorerRecordView),
-    next: page.nextBeforeSeq === null ? null : String(page.nextBeforeSeq),
+    ok: true,
+    page: {
+      records: page.records.map(explorerRecordView),
+      next: page.nextBeforeSeq === null ? null : String(page.nextBeforeSeq),
+    },
   };
 }

@@ -3,6 +3,7 @@
  * rejected, with totals and the top verbs and activities, for one Store or every Store. A plain
  * function over Storage: it settles the range, storage counts.
  */
+import { preferredText } from '../storage/explorer-names';
 import type { IngestionBucket, Storage, StoreRecord } from '../storage/storage';
 import type { IngestionQueryInput, IngestionReportView } from './contract';
 
@@ -73,15 +74,7 @@ export async function ingestionReport(
     until: new Date(range.until).toISOString(),
     series,
     totals: stats.totals,
-    topVerbs: stats.topVerbs.map((row) => ({ ...row, name: pickLanguage(names.verbs[row.id]) })),
-    topActivities: stats.topActivities.map((row) => ({ ...row, name: pickLanguage(names.activities[row.id]) })),
+    topVerbs: stats.topVerbs.map((row) => ({ ...row, name: preferredText(names.verbs[row.id]) })),
+    topActivities: stats.topActivities.map((row) => ({ ...row, name: preferredText(names.activities[row.id]) })),
   };
-}
-
-/** One name from a language map: en-US, then any English, then the first there is. */
-function pickLanguage(map: Record<string, string> | undefined): string | null {
-  if (!map) return null;
-  const tags = Object.keys(map);
-  const english = tags.find((tag) => tag.toLowerCase() === 'en-us') ?? tags.find((tag) => /^en(-|$)/i.test(tag)) ?? tags[0];
-  return english === undefined ? null : map[english]!;
 }

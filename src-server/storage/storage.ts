@@ -11,6 +11,7 @@
  *   rules, it only stores values and the index terms it is handed.
  */
 import type { StoreLimits } from '../limits/service-limits';
+import type { NamedKind } from './explorer-names';
 import type { LrsSetProperty } from '../xapi/received-statement';
 
 export type Environment = 'test' | 'live';
@@ -198,11 +199,18 @@ export interface RejectionRow {
   activityId: string | null;
 }
 
+/**
+ * The Explorer's search. `agent`, `activityId` and `verbId` take one value, or several: statements
+ * with any of them (what a name typed in the Explorer matched, lookupNames). An empty list matches
+ * nothing. Agents and activities match any index term of a statement (related ones too), and the
+ * best-effort columns of a rejection.
+ */
 export interface ExplorerQuery {
   status?: ValidationStatus;
-  agent?: string;
-  activityId?: string;
-  verbId?: string;
+  /** Canonical agent keys (xapi/agent-key.ts). */
+  agent?: string | readonly string[];
+  activityId?: string | readonly string[];
+  verbId?: string | readonly string[];
   /** Lowercase UUID: one attempt's statements (context.registration). */
   registration?: string;
   /** Only statements accepted with warnings. */
@@ -213,6 +221,28 @@ export interface ExplorerQuery {
   limit: number;
   /** Newest first; continue below this seq (exclusive). */
   beforeSeq?: number;
+}
+
+/**
+ * What the Explorer looks names up by (explorer-names.ts): the words typed, matched at the start of
+ * the words of a name, in order, the last one as a prefix; or the start of the value itself (an
+ * IRI, an agent key) when what is typed is one.
+ */
+export type NameQuery = {
+  kind: NamedKind;
+  limit: number;
+} & ({ words: readonly string[] } | { valuePrefix: string });
+
+export interface WordsQuery {
+  kind: NamedKind;
+  words: readonly string[];
+  limit: number;
+}
+
+/** An agent (by its key), verb or Activity (by IRI) of a Store, with the name it is shown by. */
+export interface NamedValue {
+  value: string;
+  name: string;
 }
 
 export interface ExplorerRecord {
@@ -513,6 +543,18 @@ export interface Storage {
   // Rejections and the Statement Explorer
   insertRejections(storeId: string, rows: RejectionRow[]): Promise<void>;
   searchExplorer(storeId: string, query: ExplorerQuery): Promise<ExplorerPage>;
+  /**
+   * The Store's agents, verbs or Activities whose name (explorer-names.ts) matches, up to `limit`:
+   * those whose name starts with the words first, then in the order of their words. Names are kept
+   * from accepted statements (agents of the actor and an Agent/Group object, the verb's display:
+   * the newest statement's) and from the Activity definitions the Store keeps.
+   */
+  lookupNames(storeId: string, query: NameQuery): Promise<NamedValue[]>;
+  /**
+   * The values (agent keys, IRIs) whose names match the words as lookupNames matches them, in no
+   * order, up to `limit`: what a search by those words stands for, without names to show.
+   */
+  matchNames(storeId: string, query: WordsQuery): Promise<string[]>;
 
   // Refused requests (a log per Store, and one for the service; bounded like the rejected log)
   /**

@@ -104,3 +104,26 @@ export function parseAgentParam(json: string): AgentParamResult {
     return { ok: false, issue: { field: 'agent', message: 'agent could not be read as plain JSON' } };
   }
 }
+
+/**
+ * The inverse function identifier a key stands for, as the JSON of an Agent (`{"mbox": ...}`):
+ * what a filter is given back when a learner is picked by name. Null for text that is no key.
+ */
+export function agentOfKey(key: string): Record<string, unknown> | null {
+  const colon = key.indexOf(':');
+  if (colon < 0) return null;
+  const kind = key.slice(0, colon);
+  const rest = key.slice(colon + 1);
+  switch (kind) {
+    case 'mbox':
+    case 'mbox_sha1sum':
+    case 'openid':
+      return { [kind]: rest };
+    case 'account': {
+      const bar = rest.indexOf('|');
+      return bar < 0 ? null : { account: { homePage: rest.slice(0, bar), name: rest.slice(bar + 1) } };
+    }
+    default:
+      return null;
+  }
+}

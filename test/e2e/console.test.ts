@@ -104,13 +104,13 @@ describe.skipIf(!chromiumPath)('the admin console in Chromium', () => {
   });
 
   it('filters by actor and by activity', async () => {
-    await page.getByLabel('Actor').fill('ada@example.com');
+    await page.getByRole('combobox', { name: 'Actor' }).fill('ada@example.com');
     await page.getByRole('button', { name: 'Search' }).click();
     await expect.poll(() => page.locator('tr[data-status]').count()).toBe(1);
     await expect(page.locator('tr[data-status]').textContent()).resolves.toContain('Ada completed');
 
-    await page.getByLabel('Actor').fill('');
-    await page.getByLabel('Activity id').fill(MODULE_2);
+    await page.getByRole('combobox', { name: 'Actor' }).fill('');
+    await page.getByRole('combobox', { name: 'Activity' }).fill(MODULE_2);
     await page.getByRole('button', { name: 'Search' }).click();
     await expect.poll(() => page.locator('tr[data-status]').count()).toBe(2);
     for (const text of await page.locator('tr[data-status]').allTextContents()) expect(text).toContain('Bob');

@@ -19,8 +19,30 @@ describe('console routes', () => {
     expect(parseRoute('#/nowhere')).toEqual({ screen: 'stores' });
   });
 
+  it("reads the Explorer's filters after a ?, keeping only those it knows", () => {
+    expect(parseRoute('#/explorer/demo?verb=completed&actor=Ada%20Lovelace&status=rejected&page=3')).toEqual({
+      screen: 'explorer',
+      store: 'demo',
+      filters: { verb: 'completed', actor: 'Ada Lovelace', status: 'rejected' },
+    });
+    expect(parseRoute('#/explorer?activity=http%3A%2F%2Fexample.com%2Fa%3Fb%3D1')).toEqual({
+      screen: 'explorer',
+      filters: { activity: 'http://example.com/a?b=1' },
+    });
+    expect(parseRoute('#/explorer/demo?')).toEqual({ screen: 'explorer', store: 'demo' });
+  });
+
+  it('writes the Explorer filters in one order, so one search has one address', () => {
+    expect(routeHref({ screen: 'explorer', store: 'demo', filters: { status: 'rejected', actor: 'mailto:ada@example.com', verb: 'completed' } })).toBe(
+      '#/explorer/demo?actor=mailto%3Aada%40example.com&verb=completed&status=rejected',
+    );
+    expect(routeHref({ screen: 'explorer', filters: {} })).toBe('#/explorer');
+  });
+
   it('writes hrefs that parse back to the same route', () => {
     for (const route of [
+      { screen: 'explorer', store: 'a-b', filters: { actor: '{"mbox":"mailto:a@b.c"}', activity: 'Module 4', since: '2026-01-01T00:00:00.000Z' } },
+      { screen: 'explorer', store: 'a b' },
       { screen: 'keys', store: 'a-b' },
       { screen: 'connection' },
       { screen: 'stores' },

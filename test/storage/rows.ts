@@ -14,6 +14,7 @@ export const BOB = 'mbox:mailto:bob@example.com';
 export const COURSE = 'http://example.com/course/1';
 export const MODULE = 'http://example.com/course/1/module/2';
 export const BASE_TIME = Date.parse('2024-05-01T10:00:00.000Z');
+const LMS = 'https://lms.example.com';
 
 let sequence = 0;
 
@@ -72,12 +73,20 @@ export interface StatementSpec {
   voids?: string;
   /** A different value makes a "same id, different content" statement. */
   variant?: string;
+  /** The actor's name. */
+  actorName?: string;
+  /** The actor as an account of lms.example.com with this name (its key: `account:https://lms.example.com|<name>`). */
+  accountName?: string;
+  /** The verb's display. */
+  verbDisplay?: Record<string, string>;
+  /** The object Activity's definition name (the statement carries the definition). */
+  activityName?: Record<string, string>;
   attachments?: StatementRow['attachments'];
 }
 
 export function makeStatement(spec: StatementSpec = {}): StatementRow {
   const id = spec.id ?? randomUUID();
-  const actor = spec.actor ?? 'mbox:mailto:learner@example.com';
+  const actor = spec.accountName !== undefined ? `account:${LMS}|${spec.accountName}` : (spec.actor ?? 'mbox:mailto:learner@example.com');
   const verb = spec.voids ? VOIDED_VERB : (spec.verb ?? 'http://adlnet.gov/expapi/verbs/completed');
   const activity = spec.activity ?? 'http://example.com/course/1';
   const stored = at(spec.storedAt ?? 0);
@@ -86,11 +95,14 @@ export function makeStatement(spec: StatementSpec = {}): StatementRow {
   for (const value of spec.relatedAgents ?? []) terms.push({ kind: 'agent', value, primary: false });
   for (const value of spec.relatedActivities ?? []) terms.push({ kind: 'activity', value, primary: false });
   const object = spec.voids ? { objectType: 'StatementRef', id: spec.voids } : { objectType: 'Activity', id: activity };
+  const actorJson: Record<string, unknown> =
+    spec.accountName !== undefined ? { account: { homePage: LMS, name: spec.accountName } } : { mbox: actor.replace(/^mbox:/, '') };
+  if (spec.actorName !== undefined) actorJson.name = spec.actorName;
   const statement: Record<string, unknown> = {
     id,
-    actor: { mbox: actor.replace(/^mbox:/, '') },
-    verb: { id: verb },
-    object,
+    actor: actorJson,
+    verb: spec.verbDisplay ? { id: verb, display: spec.verbDisplay } : { id: verb },
+    object: spec.activityName ? { ...object, definition: { name: spec.activityName } } : object,
     stored,
     timestamp: stored,
     version: '1.0.3',
@@ -107,6 +119,7 @@ export function makeStatement(spec: StatementSpec = {}): StatementRow {
     voidsStatementId: spec.voids ?? null,
     terms,
     ...(spec.attachments ? { attachments: spec.attachments } : {}),
+    ...(spec.activityName && !spec.voids ? { activityDefinitions: [{ activityId: activity, definition: { name: spec.activityName } }] } : {}),
   };
 }
 

@@ -11,6 +11,7 @@ import { describeActivitiesContract } from './activities-contract';
 import { describeBenchContract } from './bench-contract';
 import { describeConsoleContract } from './console-contract';
 import { describeDocumentContract } from './document-contract';
+import { describeExplorerNamesContract } from './explorer-names-contract';
 import { describeStatementTargetsContract } from './statement-targets-contract';
 import { ALICE, ATTEMPTED, BOB, COMPLETED, COURSE, MODULE, at, makeApiKey, makeRejection, makeStatement, makeStore } from './rows';
 
@@ -65,6 +66,7 @@ export function describeStorageContract(name: string, open: () => Promise<Contra
     describeConsoleContract(ctx);
     describeActivitiesContract(ctx);
     describeBenchContract(ctx);
+    describeExplorerNamesContract(ctx);
 
     async function insert(...specs: Parameters<typeof makeStatement>[0][]): Promise<string[]> {
       const rows = specs.map((spec) => makeStatement(spec));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agentKey, parseAgentParam } from '../../src-server/xapi/agent-key';
+import { agentKey, agentOfKey, parseAgentParam } from '../../src-server/xapi/agent-key';
 import type { Agent, Group } from '../../src-server/xapi/statement-schema';
 
 describe('agentKey', () => {
@@ -65,5 +65,24 @@ describe('parseAgentParam', () => {
     const result = parseAgentParam('{"objectType":"Group","member":[{"mbox":"mailto:a@example.com"}]}');
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.issue.message).toContain('anonymous Group');
+  });
+});
+
+describe('agentOfKey', () => {
+  it('gives back the identifier a key stands for, which keys to the same key again', () => {
+    for (const agent of [
+      { mbox: 'mailto:ada@example.com' },
+      { mbox_sha1sum: 'cd9b00a5611f94eaa7b1661edab976068e364975' },
+      { openid: 'https://openid.example.com/Ada' },
+      { account: { homePage: 'https://lms.example.com', name: 'Ada|01' } },
+    ]) {
+      const key = agentKey(agent)!;
+      expect(agentOfKey(key)).toEqual(agent);
+      expect(agentKey(agentOfKey(key)!)).toBe(key);
+    }
+  });
+
+  it('is null for text that is no key', () => {
+    for (const text of ['ada@example.com', 'name:Ada', 'account:no-bar']) expect(agentOfKey(text)).toBeNull();
   });
 });

@@ -4,61 +4,57 @@ import { createColumnHelper } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
 import type { FormEvent } from 'react';
 import type { ExplorerPageView } from '../../../src-server/admin/contract';
-import { routeHref } from '../../routes';
+import { routeHref, type ExplorerUrlFilters } from '../../routes';
 import { DataTable } from '../../ui/DataTable';
-import { dateTime, localInputToIso, relativeTime } from '../../ui/format';
+import { dateTime, relativeTime } from '../../ui/format';
 import { EmptyState, ErrorState, LoadingState } from '../../ui/StateViews';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { useStores } from '../stores/queries';
 import { StorePicker } from '../stores/StorePicker';
-import { useExplorerPage, type ExplorerFilters } from './queries';
+import { draftFromUrl, searchFromUrl, urlFromDraft, type Draft, type StatusChoice } from './explorer-url';
+import { FilterAutocomplete } from './FilterAutocomplete';
+import { useExplorerPage, type SuggestField } from './queries';
 import { StatementDetail } from './StatementDetail';
 import { statementSentence } from './statement-sentence';
 import { LabeledSegmentedControl } from '../../ui/LabeledSegmentedControl';
 import { RefusalLog } from '../refusals/RefusalLog';
 
 type ExplorerRecord = ExplorerPageView['records'][number];
-type StatusChoice = 'all' | 'accepted' | 'voided' | 'rejected';
 
 const column = createColumnHelper<ExplorerRecord>();
 
-interface Draft {
-  warned: boolean;
-  agent: string;
-  activity: string;
-  verb: string;
-  registration: string;
-  status: StatusChoice;
-  since: string;
-  until: string;
-}
-const EMPTY_DRAFT: Draft = { warned: false, agent: '', activity: '', verb: '', registration: '', status: 'all', since: '', until: '' };
+/** The filters typed as text, with suggestions from what the Store holds (the API's names: agent, activity, verb). */
+const TEXT_FILTERS: ReadonlyArray<{ field: SuggestField; label: string; placeholder: string }> = [
+  { field: 'agent', label: 'Actor', placeholder: 'Ada, ada@example.com or agent JSON' },
+  { field: 'activity', label: 'Activity', placeholder: 'Module 4, or its IRI' },
+  { field: 'verb', label: 'Verb', placeholder: 'completed, or its IRI' },
+];
 
-function toFilters(draft: Draft): ExplorerFilters {
-  const filters: ExplorerFilters = {};
-  if (draft.agent.trim()) filters.agent = draft.agent.trim();
-  if (draft.activity.trim()) filters.activity = draft.activity.trim();
-  if (draft.verb.trim()) filters.verb = draft.verb.trim();
-  if (draft.registration.trim()) filters.registration = draft.registration.trim();
-  if (draft.status !== 'all') filters.status = draft.status;
-  if (draft.warned) filters.warned = 'true';
-  const since = localInputToIso(draft.since);
-  const until = localInputToIso(draft.until);
-  if (since) filters.since = since;
-  if (until) filters.until = until;
-  return filters;
+interface ExplorerScreenProps {
+  store: string | undefined;
+  /** The search as the URL holds it: the screen shows it, and changes it by navigating. */
+  filters: ExplorerUrlFilters | undefined;
+  onNavigate: (store: string | undefined, filters: ExplorerUrlFilters | undefined) => void;
 }
 
-export function ExplorerScreen({ store, onStoreChange }: { store: string | undefined; onStoreChange: (slug: string | undefined) => void }) {
+export function ExplorerScreen({ store, filters, onNavigate }: ExplorerScreenProps) {
   const stores = useStores();
   const selected = store ?? stores.data?.stores[0]?.slug;
   const selectedStore = stores.data?.stores.find((s) => s.slug === selected);
-  const [draft, setDraft] = useState<Draft>(EMPTY_DRAFT);
-  const [filters, setFilters] = useState<ExplorerFilters>({});
+  // The URL is the search: the form and the paging start over whenever it changes (a search
+  // applied, Back, Forward, a link), so they are kept with the address they belong to.
+  const searchKey = JSON.stringify(filters ?? {});
+  const [edit, setEdit] = useState<{ key: string; draft: Draft }>(() => ({ key: searchKey, draft: draftFromUrl(filters) }));
+  const draft = edit.key === searchKey ? edit.draft : draftFromUrl(filters);
+  const setDraft = (next: Draft) => setEdit({ key: searchKey, draft: next });
   // Cursors of the pages before the current one: "Newer" pops, "Older" pushes.
-  const [cursors, setCursors] = useState<string[]>([]);
+  const pagingKey = `${selected ?? ''} ${searchKey}`;
+  const [paging, setPaging] = useState<{ key: string; cursors: string[] }>({ key: pagingKey, cursors: [] });
+  const cursors = paging.key === pagingKey ? paging.cursors : [];
+  const setCursors = (next: string[]) => setPaging({ key: pagingKey, cursors: next });
   const cursor = cursors[cursors.length - 1];
-  const page = useExplorerPage(selectedStore?.slug, filters, cursor);
+  const search = useMemo(() => searchFromUrl(filters), [filters]);
+  const page = useExplorerPage(selectedStore?.slug, search, cursor);
   const [open, setOpen] = useState<ExplorerRecord | null>(null);
   // Statements (accepted, voided, rejected), or the requests refused before any statement was read.
   const [view, setView] = useState<'statements' | 'refused'>('statements');
@@ -102,17 +98,24 @@ export function ExplorerScreen({ store, onStoreChange }: { store: string | undef
     [],
   );
 
+  /** A search applied is a new address: a history entry, which Back returns from. */
+  const applyDraft = (next: Draft) => {
+    const nextFilters = urlFromDraft(next);
+    if (JSON.stringify(nextFilters ?? {}) === searchKey) {
+      // The same search again: asked again, from its first page.
+      setCursors([]);
+      page.reload();
+    } else {
+      onNavigate(selected, nextFilters);
+    }
+  };
   const apply = (event: FormEvent) => {
     event.preventDefault();
-    setFilters(toFilters(draft));
-    setCursors([]);
+    applyDraft(draft);
   };
-  const clear = () => {
-    setDraft(EMPTY_DRAFT);
-    setFilters({});
-    setCursors([]);
-  };
-  const filtered = Object.keys(filters).length > 0;
+  const clear = () => onNavigate(selected, undefined);
+  const filtered = filters !== undefined;
+  const fieldError = (field: string) => (page.error?.field === field ? page.error.message : undefined);
 
   return (
     <Stack>
@@ -138,10 +141,7 @@ export function ExplorerScreen({ store, onStoreChange }: { store: string | undef
         <StorePicker
           stores={stores.data.stores}
           value={selected}
-          onChange={(slug) => {
-            setCursors([]);
-            onStoreChange(slug);
-          }}
+          onChange={(slug) => onNavigate(slug, filters)}
         />
       )}
       {selectedStore && (
@@ -161,15 +161,26 @@ export function ExplorerScreen({ store, onStoreChange }: { store: string | undef
         <Paper withBorder p="md" component="form" onSubmit={apply} aria-label="Search statements">
           <Stack gap="sm">
             <SimpleGrid cols={{ base: 1, md: 2, lg: 4 }}>
-              <TextInput label="Actor" placeholder="ada@example.com or agent JSON" value={draft.agent} onChange={(e) => setDraft({ ...draft, agent: e.currentTarget.value })} />
-              <TextInput label="Activity id" placeholder="http://example.com/courses/module-1" value={draft.activity} onChange={(e) => setDraft({ ...draft, activity: e.currentTarget.value })} />
-              <TextInput label="Verb id" placeholder="http://adlnet.gov/expapi/verbs/completed" value={draft.verb} onChange={(e) => setDraft({ ...draft, verb: e.currentTarget.value })} />
+              {TEXT_FILTERS.map(({ field, label, placeholder }) => (
+                <FilterAutocomplete
+                  key={field}
+                  slug={selectedStore.slug}
+                  field={field}
+                  label={label}
+                  placeholder={placeholder}
+                  value={draft[field]}
+                  onChange={(text) => setDraft({ ...draft, [field]: text })}
+                  // A suggestion picked is a search at once, by exactly what was picked.
+                  onPick={(text) => applyDraft({ ...draft, [field]: text })}
+                  error={fieldError(field)}
+                />
+              ))}
               <TextInput
                 label="Registration (one attempt)"
                 placeholder="6f1c0a52-8d8e-4f55-9a2c-…"
                 value={draft.registration}
                 onChange={(e) => setDraft({ ...draft, registration: e.currentTarget.value })}
-                error={page.error?.field === 'registration' ? page.error.message : undefined}
+                error={fieldError('registration')}
               />
             </SimpleGrid>
             <Group align="flex-end" gap="md">
@@ -177,13 +188,8 @@ export function ExplorerScreen({ store, onStoreChange }: { store: string | undef
                 id="status-filter-label"
                 label="Status"
                 value={draft.status}
-                onChange={(status) => {
-                  // A choice of status is a search at once: nothing to type after it.
-                  const next = { ...draft, status };
-                  setDraft(next);
-                  setFilters(toFilters(next));
-                  setCursors([]);
-                }}
+                // A choice of status is a search at once: nothing to type after it.
+                onChange={(status) => applyDraft({ ...draft, status })}
                 data={[
                   { value: 'all', label: 'All' },
                   { value: 'accepted', label: 'Accepted' },
@@ -194,19 +200,14 @@ export function ExplorerScreen({ store, onStoreChange }: { store: string | undef
               <Switch
                 label="Only with warnings"
                 checked={draft.warned}
-                onChange={(event) => {
-                  // Applies at once, like the status.
-                  const next = { ...draft, warned: event.currentTarget.checked };
-                  setDraft(next);
-                  setFilters(toFilters(next));
-                  setCursors([]);
-                }}
+                // Applies at once, like the status.
+                onChange={(event) => applyDraft({ ...draft, warned: event.currentTarget.checked })}
                 mb={8}
               />
               <TextInput type="datetime-local" label="From" value={draft.since} onChange={(e) => setDraft({ ...draft, since: e.currentTarget.value })} />
               <TextInput type="datetime-local" label="To" value={draft.until} onChange={(e) => setDraft({ ...draft, until: e.currentTarget.value })} />
               <Button type="submit">Search</Button>
-              <Button variant="default" onClick={clear} disabled={!filtered && draft === EMPTY_DRAFT}>
+              <Button variant="default" onClick={clear} disabled={!filtered && urlFromDraft(draft) === undefined}>
                 Clear
               </Button>
             </Group>

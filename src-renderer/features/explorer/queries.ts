@@ -1,8 +1,9 @@
+import { useDebouncedValue } from '@mantine/hooks';
 import type { AdminInput } from '../../api/admin-client';
 import { useAdminQuery, useLiveEvents } from '../../api/hooks';
+import type { ExplorerFilters } from './explorer-url';
 
-/** The search as the console sends it (the query string's forms: `warned` is 'true'). */
-export type ExplorerFilters = Pick<AdminInput<'statements.search'>, 'agent' | 'activity' | 'verb' | 'registration' | 'warned' | 'status' | 'since' | 'until'>;
+export type SuggestField = AdminInput<'statements.suggest'>['field'];
 
 /**
  * One page of a Store's statements. On the first page, new statements appear as they arrive: a
@@ -13,6 +14,20 @@ export function useExplorerPage(slug: string | undefined, filters: ExplorerFilte
   const page = useAdminQuery('statements.search', input);
   const live = useLiveEvents(() => page.reload(), { store: slug, throttleMs: 200, enabled: slug !== undefined && cursor === undefined });
   return { ...page, live };
+}
+
+/** How long typing pauses before suggestions are asked for: one request per pause, not per key. */
+const SUGGEST_DEBOUNCE_MS = 200;
+
+/**
+ * What the Store holds that a filter's text could mean (learners, verbs, Activities by name),
+ * asked once typing pauses; answers are cached, so typing back to an earlier text asks nothing.
+ * Agent JSON is typed whole: nothing is suggested for it.
+ */
+export function useExplorerSuggestions(slug: string | undefined, field: SuggestField, text: string) {
+  const [typed] = useDebouncedValue(text.trim(), SUGGEST_DEBOUNCE_MS);
+  const ask = slug !== undefined && typed !== '' && !typed.startsWith('{');
+  return useAdminQuery('statements.suggest', ask ? { slug, field, prefix: typed, limit: 8 } : null);
 }
 
 function withoutEmpty(filters: ExplorerFilters): ExplorerFilters {

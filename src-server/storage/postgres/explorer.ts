@@ -4,6 +4,7 @@
  * one seq order (both take their seqs from `record_seq`).
  */
 import type { LrsSetProperty } from '../../xapi/received-statement';
+import { explorerLists, matchesNothing } from '../explorer-query';
 import type { ExplorerPage, ExplorerQuery, ExplorerRecord, RejectionRow } from '../storage';
 import type { PostgresDatabase, Tx } from './database';
 import { countRejections } from './ingestion';
@@ -64,6 +65,7 @@ interface RejectionDbRow {
 export async function searchExplorerRows(db: PostgresDatabase, storeNum: number, query: ExplorerQuery): Promise<ExplorerPage> {
   const { limit } = query;
   const records: ExplorerRecord[] = [];
+  if (matchesNothing(explorerLists(query))) return { records, nextBeforeSeq: null };
   if (query.status !== 'rejected') {
     const q = explorerStatementQuery(storeNum, query, limit + 1);
     for (const row of await db.query<ExplorerStatementRow>(q.text, q.values)) {

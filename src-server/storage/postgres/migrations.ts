@@ -14,6 +14,7 @@
  *   stored text as is, and the `_ms` columns serve the time ranges.
  */
 import type { Tx } from './database';
+import { fillExplorerNames } from './explorer-names';
 import type { PostgresDatabase } from './database';
 
 /** Append only: a released migration is never edited. Its index + 1 is its version. */
@@ -263,7 +264,38 @@ CREATE TABLE bench_document_writes (
 );
 CREATE INDEX bench_document_writes_registration ON bench_document_writes (store_num, registration, id);
 `,
+  // The Statement Explorer's names (explorer-names.ts): learners, verbs and Activities by the words
+  // of their names. "C" order: a prefix is a range of bytes, and both backends order alike. Filled
+  // from the data already there by MIGRATION_STEPS (the words come from code, not SQL).
+  `
+CREATE TABLE explorer_names (
+  store_num integer NOT NULL,
+  kind text NOT NULL,
+  value text COLLATE "C" NOT NULL,
+  name text NOT NULL,
+  search text COLLATE "C" NOT NULL,
+  PRIMARY KEY (store_num, kind, value)
+);
+
+-- Each word's row carries the words of its name (search): a lookup checks the phrase in the index.
+CREATE TABLE explorer_name_words (
+  store_num integer NOT NULL,
+  kind text NOT NULL,
+  word text COLLATE "C" NOT NULL,
+  value text COLLATE "C" NOT NULL,
+  search text COLLATE "C" NOT NULL,
+  PRIMARY KEY (store_num, kind, word, value) INCLUDE (search)
+);
+`,
 ];
+
+/**
+ * Work a migration needs beyond its SQL, by version: run in the migration's transaction right after
+ * it, so a database is never left at that version without it.
+ */
+const MIGRATION_STEPS: Readonly<Record<number, (tx: Tx) => Promise<void>>> = {
+  5: fillExplorerNames,
+};
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
@@ -297,6 +329,7 @@ export async function migrate(db: PostgresDatabase): Promise<number[]> {
         await client.query('BEGIN');
         try {
           await client.query(MIGRATIONS[version - 1]!);
+          await MIGRATION_STEPS[version]?.(client);
           await client.query('INSERT INTO lore_schema (version) VALUES ($1)', [version]);
           await client.query('COMMIT');
         } catch (err) {

@@ -19,6 +19,9 @@ import type {
   ExplorerPage,
   ExplorerQuery,
   IngestionQuery,
+  NamedValue,
+  NameQuery,
+  WordsQuery,
   IngestionStats,
   InsertStatementsResult,
   RefusalPage,
@@ -68,6 +71,7 @@ import { PostgresDatabase } from './database';
 import type { PostgresPoolOptions, Tx } from './database';
 import { deleteDocumentRow, deleteDocumentRows, findDocumentRow, listDocumentIdRows, upsertDocumentRow } from './documents';
 import { insertRejectionRows, searchExplorerRows } from './explorer';
+import { keepActivityNames, lookupNameRows, matchNameRows } from './explorer-names';
 import { displayNameRows, foldIngestionRows, ingestionReportRows } from './ingestion';
 import { migrate } from './migrations';
 import {
@@ -335,6 +339,7 @@ export class PostgresStorage implements Storage {
          ON CONFLICT (store_num, activity_id) DO UPDATE SET definition = excluded.definition, updated = excluded.updated`,
         [storeNum, activities.map((a) => a.activityId), activities.map((a) => JSON.stringify(a.definition)), activities.map((a) => a.updated)],
       );
+      await keepActivityNames(tx, storeNum, activities.map((a) => ({ id: a.activityId, definition: a.definition })));
     });
   }
 
@@ -359,6 +364,16 @@ export class PostgresStorage implements Storage {
   async searchExplorer(storeId: string, query: ExplorerQuery): Promise<ExplorerPage> {
     checkLimit(query.limit);
     return this.read(storeId, { records: [], nextBeforeSeq: null }, (storeNum) => searchExplorerRows(this.db, storeNum, query));
+  }
+
+  async lookupNames(storeId: string, query: NameQuery): Promise<NamedValue[]> {
+    checkLimit(query.limit);
+    return this.read(storeId, [], (storeNum) => lookupNameRows(this.db, storeNum, query));
+  }
+
+  async matchNames(storeId: string, query: WordsQuery): Promise<string[]> {
+    checkLimit(query.limit);
+    return this.read(storeId, [], (storeNum) => matchNameRows(this.db, storeNum, query));
   }
 
   // Refused requests (refusals.ts)

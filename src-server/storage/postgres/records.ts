@@ -46,6 +46,8 @@ const STORE_TABLES = [
   'statements',
   'attachments',
   'activities',
+  'explorer_names',
+  'explorer_name_words',
   'rejections',
   'documents',
   'refusals',

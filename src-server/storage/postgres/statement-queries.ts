@@ -6,6 +6,8 @@
  * the registration, warned, voided, verb or Store index. test/storage/postgres-plans.test.ts
  * checks the plans.
  */
+import { explorerDrive, explorerLists } from '../explorer-query';
+import type { ExplorerDrive, ExplorerLists } from '../explorer-query';
 import type { ExplorerQuery, StatementQuery } from '../storage';
 
 /** Column list of every statement row these queries return. */
@@ -169,22 +171,85 @@ export function targetingStatementQuery(storeNum: number, q: StatementQuery, lim
   return { text, values: p.values };
 }
 
+/** `column` is the value, or one of the values. */
+function inList(p: Params, column: string, values: readonly string[]): string {
+  return values.length === 1 ? `${column} = ${p.add(values[0])}` : `${column} = ANY(${p.add(values)}::text[])`;
+}
+
+/** The ids of the Store's terms of `kind` with one of `values`. */
+function termIdsSql(p: Params, storeNum: number, kind: TermFilter['kind'], values: readonly string[]): string {
+  return `SELECT id FROM terms WHERE store_num = ${p.add(storeNum)} AND kind = ${p.add(kind)} AND value = ANY(${p.add(values)}::text[])`;
+}
+
+/** The statement at `seq` has a term (of any role) of `kind` with one of `values`. */
+function hasAnyTerm(p: Params, alias: string, seq: string, storeNum: number, kind: TermFilter['kind'], values: readonly string[]): string {
+  if (values.length === 1) return hasTerm(p, alias, seq, storeNum, { kind, value: values[0]!, primaryOnly: false });
+  return (
+    `EXISTS (SELECT 1 FROM term_postings AS ${alias} WHERE ${alias}.store_num = ${p.add(storeNum)} AND ` +
+    `${alias}.term IN (${termIdsSql(p, storeNum, kind, values)}) AND ${alias}.seq = ${seq})`
+  );
+}
+
+/**
+ * What the Explorer checks on each statement row besides the filter that drives the walk
+ * (explorer-query.ts): status, the other filters, warnings, the time range.
+ */
+function explorerConditions(p: Params, storeNum: number, q: ExplorerQuery, lists: ExplorerLists, drive: ExplorerDrive): string[] {
+  const out: string[] = [];
+  if (q.status === 'accepted') out.push('NOT s.voided');
+  if (q.status === 'voided') out.push('s.voided');
+  if (lists.verbs !== undefined && drive?.kind !== 'verb') out.push(inList(p, 's.verb_id', lists.verbs));
+  if (lists.agents !== undefined && drive?.kind !== 'agent') out.push(hasAnyTerm(p, 'oa', 's.seq', storeNum, 'agent', lists.agents));
+  if (lists.activities !== undefined && drive?.kind !== 'activity') out.push(hasAnyTerm(p, 'ox', 's.seq', storeNum, 'activity', lists.activities));
+  if (q.registration !== undefined) out.push(`s.registration = ${p.add(q.registration)}`);
+  if (q.warned) out.push('s.warnings IS NOT NULL');
+  out.push(...storedTimeConditions(p, q, true));
+  return out;
+}
+
+/**
+ * The Explorer's statement half when its driving filter holds several values (explorer-query.ts):
+ * per value, its newest matching rows through its own index (a LATERAL walk of `limit` at most),
+ * then the newest `limit` of those, then their rows. The sort is of a page per value, never of
+ * every row the values hold.
+ */
+function mergedExplorerQuery(storeNum: number, q: ExplorerQuery, lists: ExplorerLists, drive: NonNullable<ExplorerDrive>, limit: number): BuiltQuery {
+  const p = new Params();
+  const store = p.add(storeNum);
+  const n = p.add(limit);
+  const where = explorerConditions(p, storeNum, q, lists, drive);
+  let values: string;
+  let walk: string;
+  if (drive.kind === 'verb') {
+    values = `unnest(${p.add(drive.values)}::text[]) AS v(value)`;
+    walk = `SELECT s.seq FROM statements AS s WHERE s.store_num = ${store} AND s.verb_id = v.value`;
+  } else {
+    values = `(${termIdsSql(p, storeNum, drive.kind, drive.values)}) AS v(value)`;
+    walk =
+      'SELECT t.seq FROM term_postings AS t JOIN statements AS s ON s.store_num = t.store_num AND s.seq = t.seq ' +
+      `WHERE t.store_num = ${store} AND t.term = v.value`;
+  }
+  if (q.beforeSeq !== undefined) where.push(`s.seq < ${p.add(q.beforeSeq)}`);
+  const seq = drive.kind === 'verb' ? 's.seq' : 't.seq';
+  const text =
+    `SELECT ${EXPLORER_STATEMENT_COLUMNS} FROM (` +
+    `SELECT DISTINCT m.seq FROM ${values} CROSS JOIN LATERAL (` +
+    `${walk}${where.map((c) => ` AND ${c}`).join('')} ORDER BY ${seq} DESC LIMIT ${n}) AS m ORDER BY m.seq DESC LIMIT ${n}` +
+    `) AS page JOIN statements AS s ON s.store_num = ${store} AND s.seq = page.seq ORDER BY s.seq DESC`;
+  return { text, values: p.values };
+}
+
 /** The Explorer's statement half: accepted and voided statements, newest first. */
 export function explorerStatementQuery(storeNum: number, q: ExplorerQuery, limit: number): BuiltQuery {
+  const lists = explorerLists(q);
+  const drive = explorerDrive(q, lists);
+  if (drive !== null && drive.values.length > 1) return mergedExplorerQuery(storeNum, q, lists, drive, limit);
   const p = new Params();
-  const terms: TermFilter[] = [];
-  if (q.agent !== undefined) terms.push({ kind: 'agent', value: q.agent, primaryOnly: false });
-  if (q.activityId !== undefined) terms.push({ kind: 'activity', value: q.activityId, primaryOnly: false });
-  const conditions = (p: Params) => {
-    const out: string[] = [];
-    if (q.status === 'accepted') out.push('NOT s.voided');
-    if (q.status === 'voided') out.push('s.voided');
-    if (q.verbId !== undefined) out.push(`s.verb_id = ${p.add(q.verbId)}`);
-    if (q.registration !== undefined) out.push(`s.registration = ${p.add(q.registration)}`);
-    if (q.warned) out.push('s.warnings IS NOT NULL');
-    out.push(...storedTimeConditions(p, q, true));
-    return out;
-  };
+  const terms: TermFilter[] = drive !== null && drive.kind !== 'verb' ? [{ kind: drive.kind, value: drive.values[0]!, primaryOnly: false }] : [];
+  const conditions = (p: Params) => [
+    ...(drive?.kind === 'verb' ? [inList(p, 's.verb_id', drive.values)] : []),
+    ...explorerConditions(p, storeNum, q, lists, drive),
+  ];
   const text = selectStatements(p, EXPLORER_STATEMENT_COLUMNS, storeNum, terms, conditions, { below: q.beforeSeq }, true, limit);
   return { text, values: p.values };
 }
@@ -193,9 +258,10 @@ export function explorerStatementQuery(storeNum: number, q: ExplorerQuery, limit
 export function explorerRejectionQuery(storeNum: number, q: ExplorerQuery, limit: number): BuiltQuery {
   const p = new Params();
   const where = [`r.store_num = ${p.add(storeNum)}`];
-  if (q.verbId !== undefined) where.push(`r.verb_id = ${p.add(q.verbId)}`);
-  if (q.activityId !== undefined) where.push(`r.activity_id = ${p.add(q.activityId)}`);
-  if (q.agent !== undefined) where.push(`r.agent = ${p.add(q.agent)}`);
+  const lists = explorerLists(q);
+  if (lists.verbs !== undefined) where.push(inList(p, 'r.verb_id', lists.verbs));
+  if (lists.activities !== undefined) where.push(inList(p, 'r.activity_id', lists.activities));
+  if (lists.agents !== undefined) where.push(inList(p, 'r.agent', lists.agents));
   if (q.registration !== undefined) where.push(`r.registration = ${p.add(q.registration)}`);
   if (q.since !== undefined) where.push(`r.received_ms >= ${p.add(Date.parse(q.since))}`);
   if (q.until !== undefined) where.push(`r.received_ms <= ${p.add(Date.parse(q.until))}`);

@@ -1,7 +1,7 @@
 /**
  * Inserting a batch of statements into PostgreSQL, in one transaction: the check against the
  * Store (repeats, conflicts), the statement rows with their seqs (record-seq.ts), index terms,
- * attachments, voiding, the Activity definitions they carry and the console's counts.
+ * attachments, voiding, the Activity definitions they carry, the Explorer's names and the console's counts.
  *
  * Two processes may insert the same statement id at once. Each checks, finds nothing and inserts;
  * the unique index (store, statement id) makes the second wait for the first and then skip its
@@ -13,6 +13,7 @@ import { dedupeTerms } from '../row-values';
 import type { InsertStatementsResult, StatementRow } from '../storage';
 import { RetryTransaction } from './database';
 import type { Tx } from './database';
+import { keepActivityNames, keepStatementNames } from './explorer-names';
 import { countStatements } from './ingestion';
 import { takeSeqs } from './record-seq';
 
@@ -49,7 +50,9 @@ export async function insertStatementRows(tx: Tx, storeNum: number, rows: Statem
   if (voidedIds.length > 0) {
     await tx.query('UPDATE statements SET voided = true WHERE store_num = $1 AND statement_id = ANY($2::text[]) AND NOT voided', [storeNum, voidedIds]);
   }
-  await mergeActivities(tx, storeNum, fresh);
+  await keepActivityNames(tx, storeNum, await mergeActivities(tx, storeNum, fresh));
+  // The Explorer's names of agents and verbs (explorer-names.ts), derived from the statements.
+  await keepStatementNames(tx, storeNum, fresh);
   await countStatements(tx, storeNum, fresh);
   return { result: { ok: true, inserted, unchanged }, seqs };
 }
@@ -132,11 +135,11 @@ async function insertAttachments(tx: Tx, storeNum: number, rows: StatementRow[])
  * Merges the batch's Activity definitions, in order, over the stored ones (storage.ts,
  * ActivityDefinitionRow). The stored rows are locked first, so concurrent merges of one Activity
  * apply one after the other; a definition first stored meanwhile by another write makes this
- * transaction run again, merging over it.
+ * transaction run again, merging over it. Resolves with the definitions it changed.
  */
-async function mergeActivities(tx: Tx, storeNum: number, rows: StatementRow[]): Promise<void> {
+async function mergeActivities(tx: Tx, storeNum: number, rows: StatementRow[]): Promise<Array<{ id: string; definition: Record<string, unknown> }>> {
   const ids = [...new Set(rows.flatMap((row) => (row.activityDefinitions ?? []).map((d) => d.activityId)))].sort();
-  if (ids.length === 0) return;
+  if (ids.length === 0) return [];
   const { rows: storedRows } = await tx.query<{ activity_id: string; definition: string }>(
     'SELECT activity_id, definition FROM activities WHERE store_num = $1 AND activity_id = ANY($2::text[]) ORDER BY activity_id FOR UPDATE',
     [storeNum, ids],
@@ -165,4 +168,5 @@ async function mergeActivities(tx: Tx, storeNum: number, rows: StatementRow[]): 
     );
     if (rowCount === 0) throw new RetryTransaction(`the definition of ${activityId} was stored meanwhile by another write`);
   }
+  return [...changed.keys()].map((id) => ({ id, definition: current.get(id)!.definition }));
 }

@@ -9,6 +9,8 @@
  * definitions in every statement — are not in the record at all.
  */
 import type { ActivityRecord, StatementRow } from '../storage';
+import { keepActivityNames } from './explorer-names';
+import type { NameCache } from './explorer-names';
 import type { Sql } from './sql';
 import { mergeDefinition } from '../activity-merge';
 
@@ -104,8 +106,9 @@ export function mergeActivityDefinitions(sql: Sql, definitions: DefinitionCache,
   return [...changed.values()];
 }
 
-/** Applies an `insertStatements` record's definitions (replay does exactly this too). */
-export function upsertActivities(sql: Sql, definitions: DefinitionCache, storeNum: number, rows: ActivityOpRow[]): void {
+/** Applies an `insertStatements` record's definitions (replay does exactly this too), with the Explorer's names of them. */
+export function upsertActivities(sql: Sql, caches: { definitions: DefinitionCache; names: NameCache }, storeNum: number, rows: ActivityOpRow[]): void {
+  const { definitions } = caches;
   for (const row of rows) {
     const json = JSON.stringify(row.definition);
     sql.run('INSERT OR REPLACE INTO activities (store_num, activity_id, definition, updated) VALUES (?, ?, ?, ?)', [
@@ -116,6 +119,7 @@ export function upsertActivities(sql: Sql, definitions: DefinitionCache, storeNu
     ]);
     definitions.stored(storeNum, row.id, json, row.definition);
   }
+  keepActivityNames(sql, caches.names, storeNum, rows);
 }
 
 export function findActivityRow(sql: Sql, storeNum: number, activityId: string): ActivityRecord | null {

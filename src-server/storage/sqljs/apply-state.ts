@@ -4,6 +4,7 @@
  * read it, none of them needs another domain or the registry for it.
  */
 import type { DefinitionCache } from './activities';
+import type { NameCache } from './explorer-names';
 import type { PendingIngestion } from './ingestion';
 import type { Sql } from './sql';
 import type { TermIds } from './terms';
@@ -27,6 +28,8 @@ export interface ApplyState {
   ingestion: PendingIngestion;
   /** Index term ids already looked up (terms.ts). */
   termIds: TermIds;
+  /** The Explorer's names already kept (explorer-names.ts). */
+  names: NameCache;
 }
 
 /**

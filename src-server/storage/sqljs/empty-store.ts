@@ -25,6 +25,8 @@ export const STORE_DATA_TABLES = [
   'refusals',
   'documents',
   'activities',
+  'explorer_names',
+  'explorer_name_words',
   'ingestion_minutes',
   'ingestion_top_hours',
   'ingestion_top_days',
@@ -41,6 +43,7 @@ export function deleteStoreRows(state: ApplyState, storeNum: number): void {
   deleteStoreTerms(state.sql, state.termIds, storeNum);
   for (const table of STORE_DATA_TABLES) state.sql.run(`DELETE FROM ${table} WHERE store_num = ?`, [storeNum]);
   state.definitions.clear();
+  state.names.clear();
 }
 
 export function applyEmptyStore(state: ApplyState, op: EmptyStoreOp): void {

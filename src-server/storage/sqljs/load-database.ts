@@ -8,6 +8,7 @@ import path from 'node:path';
 import initSqlJs from 'sql.js';
 import type { SqlJsStatic } from 'sql.js';
 import { DefinitionCache } from './activities';
+import { NameCache } from './explorer-names';
 import { SNAPSHOT_FILE, SNAPSHOT_SUMS_FILE } from './data-dir-files';
 import { FileChanges, beforeFileWrite, onFileWrite } from './file-changes';
 import { allocateFileStorage, imageStorageFor } from './file-storage';
@@ -119,7 +120,7 @@ export async function loadDatabase(ctx: LoadContext): Promise<LoadedDatabase> {
       throw new Error(`cannot read ${snapshotPath}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
     const sums = actualSums && (await settleSnapshotSums(ctx, sql, snapshotPath, { actual: actualSums, onDisk, mismatch, journalSeq: meta.journalSeq }));
-    const state: ApplyState = { sql, storeNums: new Map(), counts: new Map(), lastSeq: meta.lastSeq, definitions: new DefinitionCache(), ingestion: new PendingIngestion(), termIds: new TermIds() };
+    const state: ApplyState = { sql, storeNums: new Map(), counts: new Map(), lastSeq: meta.lastSeq, definitions: new DefinitionCache(), ingestion: new PendingIngestion(), termIds: new TermIds(), names: new NameCache() };
     loadCaches(state);
     const journal = await replayJournals(ctx, state, meta.journalSeq);
     return { state, changes, snapshotSeq: meta.journalSeq, snapshotExists, sums, ...journal };
@@ -380,6 +381,7 @@ export function loadCaches(state: ApplyState): void {
   const { sql } = state;
   state.definitions.clear();
   state.termIds.clear();
+  state.names.clear();
   state.storeNums.clear();
   state.counts.clear();
   for (const [id, num] of sql.all('SELECT id, num FROM stores')) {

@@ -5,6 +5,8 @@
  * filters are checked on the rows that index yields.
  */
 import type { SqlValue } from 'sql.js';
+import { explorerDrive, explorerLists } from '../explorer-query';
+import type { ExplorerDrive, ExplorerLists } from '../explorer-query';
 import type { ExplorerQuery, StatementQuery } from '../storage';
 import { toMs } from './apply-state';
 import type { Row, Sql } from './sql';
@@ -150,19 +152,53 @@ export function statementQuery(storeNum: number, q: StatementQuery, limit: numbe
   return selectStatements({ columns: STATEMENT_COLUMNS, storeNum, terms, index, conditions, bounds, descending, limit });
 }
 
-/** The Explorer's statement half: accepted and voided statements, newest first. */
-export function explorerStatementQuery(storeNum: number, q: ExplorerQuery, limit: number): BuiltQuery {
-  const terms: TermFilter[] = [];
-  if (q.agent !== undefined) terms.push({ kind: 'agent', value: q.agent, primaryOnly: false });
-  if (q.activityId !== undefined) terms.push({ kind: 'activity', value: q.activityId, primaryOnly: false });
+/** `column` is the value, or one of the values (several are bound as one JSON array). */
+function inListCondition(column: string, values: readonly string[]): Condition {
+  return values.length === 1
+    ? { sql: `${column} = ?`, params: [values[0]!] }
+    : { sql: `${column} IN (SELECT value FROM json_each(?))`, params: [JSON.stringify(values)] };
+}
+
+/** The statement at `seq` has a term (of any role) of `kind` with one of `values`. */
+function hasAnyTermCondition(alias: string, seq: string, storeNum: number, kind: TermFilter['kind'], values: readonly string[]): Condition {
+  if (values.length === 1) return hasTermCondition(alias, seq, storeNum, { kind, value: values[0]!, primaryOnly: false });
+  return {
+    sql:
+      `EXISTS (SELECT 1 FROM term_postings AS ${alias} WHERE ${alias}.term IN ` +
+      `(SELECT id FROM terms WHERE store_num = ? AND kind = ? AND value IN (SELECT value FROM json_each(?))) AND ${alias}.seq = ${seq})`,
+    params: [storeNum, kind, JSON.stringify(values)],
+  };
+}
+
+/**
+ * What the Explorer checks on each statement row besides the filter that drives the walk
+ * (explorer-query.ts): status, the other filters, warnings, the time range.
+ */
+export function explorerConditions(storeNum: number, q: ExplorerQuery, lists: ExplorerLists, drive: ExplorerDrive): Condition[] {
   const conditions: Condition[] = [];
   if (q.status === 'accepted') conditions.push({ sql: 's.voided = 0', params: [] });
   if (q.status === 'voided') conditions.push({ sql: 's.voided = 1', params: [] });
-  if (q.verbId !== undefined) conditions.push({ sql: 's.verb_id = ?', params: [q.verbId] });
+  if (lists.verbs !== undefined && drive?.kind !== 'verb') conditions.push(inListCondition('s.verb_id', lists.verbs));
+  if (lists.agents !== undefined && drive?.kind !== 'agent') conditions.push(hasAnyTermCondition('oa', 's.seq', storeNum, 'agent', lists.agents));
+  if (lists.activities !== undefined && drive?.kind !== 'activity') {
+    conditions.push(hasAnyTermCondition('ox', 's.seq', storeNum, 'activity', lists.activities));
+  }
   if (q.registration !== undefined) conditions.push({ sql: 's.registration = ?', params: [q.registration] });
   if (q.warned) conditions.push({ sql: 's.warnings IS NOT NULL', params: [] });
   if (q.since !== undefined) conditions.push({ sql: 's.stored_ms >= ?', params: [toMs(q.since)] });
   if (q.until !== undefined) conditions.push({ sql: 's.stored_ms <= ?', params: [toMs(q.until)] });
+  return conditions;
+}
+
+/**
+ * The Explorer's statement half, accepted and voided statements newest first, when its driving
+ * filter has one value (or there is none); several values are merged instead (explorer-merge.ts).
+ */
+export function explorerStatementQuery(storeNum: number, q: ExplorerQuery, limit: number): BuiltQuery {
+  const lists = explorerLists(q);
+  const drive = explorerDrive(q, lists);
+  if (drive !== null && drive.values.length !== 1) throw new RangeError('a filter of several values is read by a merge (explorer-merge.ts)');
+  const terms: TermFilter[] = drive !== null && drive.kind !== 'verb' ? [{ kind: drive.kind, value: drive.values[0]!, primaryOnly: false }] : [];
   // An attempt's statements are few; voided statements too: their indexes beat walking a verb's rows.
   const index =
     q.registration !== undefined
@@ -171,9 +207,11 @@ export function explorerStatementQuery(storeNum: number, q: ExplorerQuery, limit
         ? 'statements_warned'
         : q.status === 'voided'
           ? 'statements_voided'
-          : q.verbId !== undefined
+          : drive?.kind === 'verb'
             ? 'statements_verb'
             : 'statements_store';
+  const conditions = explorerConditions(storeNum, q, lists, drive);
+  if (drive?.kind === 'verb') conditions.unshift(inListCondition('s.verb_id', drive.values));
   return selectStatements({
     columns: EXPLORER_STATEMENT_COLUMNS,
     storeNum,
@@ -186,21 +224,32 @@ export function explorerStatementQuery(storeNum: number, q: ExplorerQuery, limit
   });
 }
 
+/** The Explorer's statement rows of these seqs, newest first (a merged page, explorer-merge.ts). */
+export function explorerRowsBySeq(seqs: readonly number[]): BuiltQuery {
+  return {
+    sql: `SELECT ${EXPLORER_STATEMENT_COLUMNS} FROM statements AS s WHERE s.seq IN (SELECT value FROM json_each(?)) ORDER BY s.seq DESC`,
+    params: [JSON.stringify(seqs)],
+  };
+}
+
 /** The Explorer's rejection half, filtered on the best-effort columns, newest first. */
 export function explorerRejectionQuery(storeNum: number, q: ExplorerQuery, limit: number): BuiltQuery {
   const where = ['r.store_num = ?'];
   const params: SqlValue[] = [storeNum];
   let index = 'rejections_store';
-  const filters: Array<[value: string | undefined, column: string, index: string]> = [
-    [q.verbId, 'verb_id', 'rejections_verb'],
-    [q.activityId, 'activity_id', 'rejections_activity'],
-    [q.agent, 'agent', 'rejections_agent'],
+  const lists = explorerLists(q);
+  const filters: Array<[values: readonly string[] | undefined, column: string, index: string]> = [
+    [lists.verbs, 'verb_id', 'rejections_verb'],
+    [lists.activities, 'activity_id', 'rejections_activity'],
+    [lists.agents, 'agent', 'rejections_agent'],
   ];
-  // The last filter present drives: agent, then activity, then verb.
-  for (const [value, column, filterIndex] of filters) {
-    if (value === undefined) continue;
-    where.push(`r.${column} = ?`);
-    params.push(value);
+  // The last filter present drives: agent, then activity, then verb. With several values its
+  // index is read once per value and the rows sorted: the rejected log is bounded (retention).
+  for (const [values, column, filterIndex] of filters) {
+    if (values === undefined) continue;
+    const condition = inListCondition(`r.${column}`, values);
+    where.push(condition.sql);
+    params.push(...condition.params);
     index = filterIndex;
   }
   if (q.registration !== undefined) {

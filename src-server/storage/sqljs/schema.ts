@@ -9,6 +9,7 @@
 import { ensureActivitiesTable } from './activities';
 import { ensureBenchTables } from './bench';
 import { ensureDocumentSchema } from './documents';
+import { ensureNameTables } from './explorer-names';
 import { ensureIngestionTables } from './ingestion';
 import { ensureReceivedColumns } from './received';
 import { ensureWarningsColumn } from './statement-writes';
@@ -129,6 +130,7 @@ export function ensureSchema(sql: Sql): Meta {
   ensureTermTables(sql); // index terms by id (converts the earlier statement_terms)
   ensureRefusalsTable(sql); // the log of refused requests
   ensureBenchTables(sql); // the Test Bench's packages and launches
+  ensureNameTables(sql); // the Explorer's names (after the term tables: it fills itself from them)
   return meta;
 }
 

@@ -40,6 +40,9 @@ import type {
   StoredRefusal,
   StoredStatement,
   DisplayNames,
+  NamedValue,
+  NameQuery,
+  WordsQuery,
 } from '../storage';
 import type { PortableRecord } from '../portable';
 import { findActivityRow } from './activities';
@@ -74,6 +77,7 @@ import {
 import { DurableDatabase } from './durable-database';
 import type { SqljsStorageOptions } from './durable-database';
 import { searchExplorerRows } from './explorer';
+import { lookupNameRows, matchNameRows } from './explorer-names';
 import { displayNameRows, ingestionReportRows } from './ingestion';
 import type { BackupSummary } from './backup';
 import { writeCheckedBackup } from './backup-file';
@@ -351,6 +355,18 @@ export class SqljsStorage implements Storage {
     checkLimit(query.limit);
     const visible = { ...query, beforeSeq: Math.min(query.beforeSeq ?? Number.MAX_SAFE_INTEGER, this.db.visibleSeq + 1) };
     return this.read(storeId, { records: [], nextBeforeSeq: null }, (sql, storeNum) => searchExplorerRows(sql, storeNum, visible));
+  }
+
+  async lookupNames(storeId: string, query: NameQuery): Promise<NamedValue[]> {
+    this.db.assertOpen();
+    checkLimit(query.limit);
+    return this.read(storeId, [], (sql, storeNum) => lookupNameRows(sql, storeNum, query));
+  }
+
+  async matchNames(storeId: string, query: WordsQuery): Promise<string[]> {
+    this.db.assertOpen();
+    checkLimit(query.limit);
+    return this.read(storeId, [], (sql, storeNum) => matchNameRows(sql, storeNum, query));
   }
 
   // Refused requests (refusals.ts)

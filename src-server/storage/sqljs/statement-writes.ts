@@ -11,6 +11,7 @@ import { mergeActivityDefinitions, upsertActivities } from './activities';
 import type { ActivityOpRow } from './activities';
 import { toMs } from './apply-state';
 import type { ApplyState } from './apply-state';
+import { keepStatementNames } from './explorer-names';
 import { receivedColumns } from './received';
 import { utf8 } from './sql';
 import type { Sql } from './sql';
@@ -162,7 +163,9 @@ export function applyInsertStatements(state: ApplyState, op: InsertStatementsOp)
   }
   const counts = state.counts.get(storeNum);
   if (counts) counts.statements += rows.length;
-  if (op.activities) upsertActivities(sql, state.definitions, storeNum, op.activities);
+  if (op.activities) upsertActivities(sql, state, storeNum, op.activities);
+  // The Explorer's names of agents and verbs (explorer-names.ts), derived from the statements.
+  keepStatementNames(sql, state.names, storeNum, rows);
   // Console ingestion statistics (ingestion.ts): counted from this record, written in groups.
   state.ingestion.addStatements(storeNum, rows);
 }

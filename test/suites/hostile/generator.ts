@@ -213,6 +213,21 @@ const ENDPOINTS: Endpoint[] = [
         [['agent', 'hostile@example.com'], ['limit', '10']],
         [['status', 'rejected'], ['since', '2026-01-01T00:00:00Z']],
         [['verb', 'http://adlnet.gov/expapi/verbs/answered'], ['activity', ACTIVITY], ['cursor', 'abc']],
+        [['agent', 'Ada Lovel'], ['verb', 'answered'], ['activity', 'module 4']],
+      ]),
+    body: null,
+  },
+  {
+    name: 'admin explorer suggestions',
+    kind: 'admin',
+    methods: ['GET'],
+    path: (ctx, rng) => `/admin/api/stores/${rng.pick([ctx.slug, ctx.otherSlug, 'nope'])}/suggestions`,
+    query: (_ctx, rng) =>
+      rng.pick<Array<[string, string]>>([
+        [],
+        [['field', 'agent'], ['prefix', 'hostile']],
+        [['field', 'verb'], ['prefix', 'http://adlnet.gov/expapi/verbs/a'], ['limit', '50']],
+        [['field', 'activity'], ['prefix', 'module 4']],
       ]),
     body: null,
   },

@@ -373,6 +373,20 @@ export async function runIsolationSuite(options: IsolationOptions = {}): Promise
       const body = (await (await admin(`/stores/iso-a/statements?activity=${encodeURIComponent(B_ONLY_ACTIVITY)}`)).json()) as { records: unknown[] };
       return body.records.length === 0 ? null : `${body.records.length} records`;
     });
+    await probe('admin suggestions and search by name of A know no name of B', async () => {
+      for (const field of ['agent', 'verb', 'activity']) {
+        const own = await (await admin(`/stores/iso-a/suggestions?field=${field}&prefix=${encodeURIComponent(A_MARK)}`)).text();
+        if (!own.includes(A_MARK)) return `${field}: not even A's own name is suggested`;
+        const response = await admin(`/stores/iso-a/suggestions?field=${field}&prefix=${encodeURIComponent(B_MARK)}`);
+        const text = await response.text();
+        if (response.status !== 200) return `${field}: answered ${response.status}`;
+        if (text.includes(B_MARK)) return `${field}: a name of B`;
+      }
+      const response = await admin(`/stores/iso-a/statements?agent=${encodeURIComponent(B_MARK)}`);
+      const text = await response.text();
+      if (response.status !== 200) return `the search by B's learner name answered ${response.status}`;
+      return (JSON.parse(text) as { records: unknown[] }).records.length === 0 ? null : 'the search by B\'s learner name found records';
+    });
     await probe('admin metrics of A count A\'s statements only', async () => {
       const a = (await (await admin('/metrics/ingestion?store=iso-a')).json()) as { totals: { accepted: number; voided: number }; topActivities: Array<{ id: string }> };
       const b = (await (await admin('/metrics/ingestion?store=iso-b')).json()) as { totals: { accepted: number; voided: number } };

@@ -1,7 +1,11 @@
-/** /admin/api/stores/:slug/statements: the Statement Explorer's search. */
+/**
+ * /admin/api/stores/:slug/statements: the Statement Explorer's search; /admin/api/stores/:slug/suggestions:
+ * what its filters could mean, from what the Store holds.
+ */
 import type { FastifyInstance } from 'fastify';
-import { explorerQuerySchema } from '../../../admin/contract';
-import { parseAgentSearch, searchStatements } from '../../../admin/explorer';
+import { explorerQuerySchema, explorerSuggestQuerySchema } from '../../../admin/contract';
+import { searchStatements } from '../../../admin/explorer';
+import { suggest } from '../../../admin/explorer-filters';
 import { errors } from '../../errors';
 import { parseInput } from '../../parse-input';
 import { findStoreOr404, type AdminRouteDeps } from './stores';
@@ -10,12 +14,13 @@ export default async function explorerRoutes(app: FastifyInstance, deps: AdminRo
   app.get<{ Params: { slug: string } }>('/stores/:slug/statements', async (request) => {
     const store = await findStoreOr404(deps.storage, request.params.slug);
     const input = parseInput(explorerQuerySchema, request.query, 'query');
-    let agent: string | undefined;
-    if (input.agent !== undefined) {
-      const parsed = parseAgentSearch(input.agent);
-      if (!parsed.ok) throw errors.invalidParameter(parsed.message, 'agent');
-      agent = parsed.key;
-    }
-    return searchStatements(deps.storage, store, input, agent);
+    const search = await searchStatements(deps.storage, store, input);
+    if (!search.ok) throw errors.invalidParameter(search.message, search.field);
+    return search.page;
+  });
+
+  app.get<{ Params: { slug: string } }>('/stores/:slug/suggestions', async (request) => {
+    const store = await findStoreOr404(deps.storage, request.params.slug);
+    return suggest(deps.storage, store, parseInput(explorerSuggestQuerySchema, request.query, 'query'));
   });
 }
