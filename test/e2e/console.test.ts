@@ -300,6 +300,8 @@ describe.skipIf(!chromiumPath)('the admin console in Chromium', () => {
         admin: (name, input) => window.loreAdminForward(name, input),
         onAdminEvent: () => () => {},
         onAdminRefusal: () => () => {},
+        adminStream: async () => true,
+        onAdminStream: () => () => {},
         connection: async () => connection,
         desktop: async () => ({ ok: true, value: state }),
         onConnection: () => () => {},

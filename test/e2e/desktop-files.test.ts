@@ -23,6 +23,8 @@ const BRIDGE = `(() => {
     admin: async () => unreachable,
     onAdminEvent: () => () => {},
     onAdminRefusal: () => () => {},
+    adminStream: async () => false,
+    onAdminStream: () => () => {},
     connection: async () => ({ kind: 'local', url: 'http://127.0.0.1:8411', label: 'Local service' }),
     desktop: async () => unreachable,
     onConnection: () => () => {},
