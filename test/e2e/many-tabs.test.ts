@@ -1,7 +1,8 @@
 /**
  * The console kept open as people keep it, in real Chromium: ten tabs of one service load and
- * stay live on one stream (the browser's SharedWorker), a tab's admin requests never wait behind
- * streams, and a connection cut for a few seconds (a TCP relay between Chromium and the service,
+ * stay live on one stream (the browser's SharedWorker): the Explorer, the Stores' counts and the
+ * keys' "Last used" follow what arrives; a tab's admin requests never wait behind streams; and a
+ * connection cut for a few seconds (a TCP relay between Chromium and the service,
  * closed and opened again) shows "Reconnecting…" and then what arrived meanwhile, without waiting
  * for the next statement.
  */
@@ -103,10 +104,15 @@ describe.skipIf(!chromiumPath)('a console kept open in Chromium', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
     tabs.push(eleventh);
 
-    // Every Explorer tab shows a new statement; the Stores tabs their count.
+    // The keys tab: the key was never used, nor does it expire.
+    const keyRow = tabs[3]!.locator('tr[data-key]').first();
+    await expect.poll(() => keyRow.getByText('never', { exact: true }).count(), { timeout: 5_000 }).toBe(2);
+
+    // Every Explorer tab shows a new statement; the Stores tabs their count; the keys tab "Last used".
     expect((await send('Ada')).status).toBe(200);
     for (const tab of explorers) await tab.locator('tr[data-status="accepted"]').first().waitFor({ timeout: 5_000 });
     await tabs[1]!.locator('tr[data-store="demo"]').getByText('1', { exact: true }).first().waitFor({ timeout: 5_000 });
+    await expect.poll(() => keyRow.getByText('never', { exact: true }).count(), { timeout: 5_000 }).toBe(1);
 
     // The tabs close one by one (the first Explorer among them); the others stay live on the one stream.
     for (const tab of tabs.splice(0, 5)) await tab.close();
