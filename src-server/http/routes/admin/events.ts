@@ -84,14 +84,8 @@ export default async function eventRoutes(app: FastifyInstance, options: EventRo
       if (!res.writableEnded) res.end();
     }
     open.add(end);
-    // The response closes when the client goes away (or the stream ended): stop listening then,
-    // and let the socket go (it is never reused) even when the client left it half open, as an
-    // aborted fetch does: otherwise it would hold the service's stop.
-    const socket = request.raw.socket;
-    res.on('close', () => {
-      end();
-      socket.destroy();
-    });
+    // The response closes when the client goes away (or the stream ended): stop listening then.
+    res.on('close', end);
 
     // Subscribed first, then caught up: a change in between is told twice, never missed.
     if (lastEventId !== null) {
