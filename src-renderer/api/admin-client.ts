@@ -25,6 +25,11 @@ export interface SubscribeOptions {
   onRefusal?: (event: RefusalEventView) => void;
 }
 
+/** Whether an event of `store` (null: the service's own) is for a subscriber with these options. */
+export function wantsStore(options: SubscribeOptions, store: string | null): boolean {
+  return !options.store || options.store === store;
+}
+
 export interface AdminClient {
   call<N extends AdminOperationName>(name: N, input: AdminInput<N>): Promise<AdminOutput<N>>;
   /**

@@ -6,7 +6,7 @@
 import { dispositionFileName } from '../../src-server/admin/content-disposition';
 import { BACKUPS_PATH, buildAdminRequest } from '../../src-server/admin/contract';
 import type { AdminClient, AdminInput, BackupDownload, AdminOperationName, AdminOutput, ConnectionInfo, PackageView, RefusalEventView, StoreChangeView, SubscribeOptions } from './admin-client';
-import { AdminError } from './admin-client';
+import { AdminError, wantsStore } from './admin-client';
 import { parseErrorBody } from './error-body';
 import { createSseParser, reconnectDelayMs } from './sse';
 
@@ -86,13 +86,13 @@ export function createHttpAdminClient(options: HttpClientOptions): AdminClient {
           for (const message of parser.push(value)) {
             if (message.event === 'refusal') {
               const refusal = JSON.parse(message.data) as RefusalEventView;
-              if (!subscribeOptions.store || refusal.store === subscribeOptions.store) subscribeOptions.onRefusal?.(refusal);
+              if (wantsStore(subscribeOptions, refusal.store)) subscribeOptions.onRefusal?.(refusal);
               continue;
             }
             if (message.event !== 'change') continue;
             if (message.id !== undefined) lastEventId = message.id;
             const change = JSON.parse(message.data) as StoreChangeView;
-            if (subscribeOptions.store && change.store !== subscribeOptions.store) continue;
+            if (!wantsStore(subscribeOptions, change.store)) continue;
             listener(change);
           }
         }

@@ -5,7 +5,7 @@
  */
 import type { LoreBridge } from '../../src-main/bridge-types';
 import type { AdminClient, AdminInput, BackupDownload, AdminOperationName, AdminOutput, StoreChangeView, PackageView, SubscribeOptions } from './admin-client';
-import { AdminError } from './admin-client';
+import { AdminError, wantsStore } from './admin-client';
 
 export function createIpcAdminClient(bridge: LoreBridge): AdminClient {
   return {
@@ -32,13 +32,13 @@ export function createIpcAdminClient(bridge: LoreBridge): AdminClient {
         );
       }
       const unsubscribeStatements = bridge.onAdminEvent((event) => {
-        if (options.store && event.store !== options.store) return;
+        if (!wantsStore(options, event.store)) return;
         listener(event);
       });
       const onRefusal = options.onRefusal;
       const unsubscribeRefusals = onRefusal
         ? bridge.onAdminRefusal((event) => {
-            if (!options.store || event.store === options.store) onRefusal(event);
+            if (wantsStore(options, event.store)) onRefusal(event);
           })
         : () => {};
       return () => {

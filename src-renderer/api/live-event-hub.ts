@@ -8,7 +8,7 @@
  *
  * The messages, both ways, are plain objects (structured clone): see HubRequest and HubMessage.
  */
-import type { AdminClient, RefusalEventView, StoreChangeView, SubscribeOptions } from './admin-client';
+import { wantsStore, type AdminClient, type RefusalEventView, type StoreChangeView, type SubscribeOptions } from './admin-client';
 
 /** A tab asks for the service's live events (or stops). */
 type HubRequest = { type: 'subscribe'; baseUrl: string; token: string } | { type: 'unsubscribe' };
@@ -127,13 +127,12 @@ export function withCrossTabLiveEvents(
   const listeners = new Set<{ onChange: (change: StoreChangeView) => void; options: SubscribeOptions }>();
   let connected = false;
   let joined = false;
-  const wants = (options: SubscribeOptions, store: string | null) => options.store === undefined || options.store === store;
 
   hub.port.addEventListener('message', ({ data }) => {
     const message = data as HubMessage;
     for (const listener of [...listeners]) {
-      if (message.type === 'change' && wants(listener.options, message.change.store)) listener.onChange(message.change);
-      else if (message.type === 'refusal' && wants(listener.options, message.refusal.store)) listener.options.onRefusal?.(message.refusal);
+      if (message.type === 'change' && wantsStore(listener.options, message.change.store)) listener.onChange(message.change);
+      else if (message.type === 'refusal' && wantsStore(listener.options, message.refusal.store)) listener.options.onRefusal?.(message.refusal);
       else if (message.type === 'connection') listener.options.onConnectionChange?.(message.connected);
     }
     if (message.type === 'connection') connected = message.connected;

@@ -5,7 +5,7 @@
  * for; the stream closes a while after the last listener leaves, so moving between screens (one
  * unsubscribes just before the next subscribes) keeps it open instead of reconnecting.
  */
-import type { AdminClient, StoreChangeView, SubscribeOptions } from './admin-client';
+import { wantsStore, type AdminClient, type StoreChangeView, type SubscribeOptions } from './admin-client';
 
 /** How long the stream stays open with nobody listening. */
 const LINGER_MS = 10_000;
@@ -15,7 +15,6 @@ interface Listener {
   options: SubscribeOptions;
 }
 
-const wants = (listener: Listener, store: string | null) => listener.options.store === undefined || listener.options.store === store;
 
 export function withSharedLiveEvents(client: AdminClient, lingerMs = LINGER_MS): AdminClient {
   const listeners = new Set<Listener>();
@@ -26,7 +25,7 @@ export function withSharedLiveEvents(client: AdminClient, lingerMs = LINGER_MS):
   const open = () => {
     closeUpstream = client.subscribe(
       (event) => {
-        for (const listener of [...listeners]) if (wants(listener, event.store)) listener.onEvent(event);
+        for (const listener of [...listeners]) if (wantsStore(listener.options, event.store)) listener.onEvent(event);
       },
       {
         onConnectionChange: (now) => {
@@ -34,7 +33,7 @@ export function withSharedLiveEvents(client: AdminClient, lingerMs = LINGER_MS):
           for (const listener of [...listeners]) listener.options.onConnectionChange?.(now);
         },
         onRefusal: (event) => {
-          for (const listener of [...listeners]) if (wants(listener, event.store)) listener.options.onRefusal?.(event);
+          for (const listener of [...listeners]) if (wantsStore(listener.options, event.store)) listener.options.onRefusal?.(event);
         },
       },
     );
