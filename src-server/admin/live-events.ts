@@ -20,9 +20,6 @@ import { EventEmitter } from 'node:events';
 import type { RejectionRow, Storage, StorageChange, StoreRecord } from '../storage/storage';
 import type { LiveEventView, RefusalEventView, StoreChangeView } from './contract';
 
-export type LiveEventListener = (event: LiveEventView) => void;
-export type RefusalEventListener = (event: RefusalEventView) => void;
-
 /** An event with its server-sent-event frame (`event:`, `id:`, `data:` lines), made once for every stream. */
 export interface EventFrame<T> {
   view: T;
@@ -110,21 +107,6 @@ export class LiveEventBus {
     };
     this.emitter.on(kind, safe);
     return () => this.emitter.off(kind, safe);
-  }
-
-  /** Refused requests as they are logged; returns the unsubscribe function. */
-  subscribeRefusals(listener: RefusalEventListener): () => void {
-    return this.subscribeFrames('refusal', (frame) => listener(frame.view));
-  }
-
-  /** Each statement as it is recorded (the detailed events); returns the unsubscribe function. */
-  subscribe(listener: LiveEventListener): () => void {
-    return this.subscribeFrames('statement', (frame) => listener(frame.view));
-  }
-
-  /** The coalesced news of each Store (what the console reads); returns the unsubscribe function. */
-  subscribeChanges(listener: (change: StoreChangeView) => void): () => void {
-    return this.subscribeFrames('change', (frame) => listener(frame.view));
   }
 
   /** Stops relaying other processes' changes and drops news not sent yet (the service is closing). */
