@@ -166,6 +166,15 @@ export class BackupSchedule {
         this.timer.unref();
         return;
       }
+      // Due while a backup is still running (it took longer than the interval, or one was taken
+      // by hand): runNow would hand back that one and nothing would schedule the next, so the
+      // schedule would stop for good. The due backup starts once the running one is over.
+      if (this.running) {
+        void this.running.finally(() => {
+          if (this.nextAt === at) this.schedule(at);
+        });
+        return;
+      }
       void this.runNow();
     };
     wait();

@@ -77,6 +77,23 @@ describe('scheduled backups', () => {
     expect(status.last?.statements).toBe(10 * control.written);
   });
 
+  it('goes on when a backup takes longer than the interval: the next one starts when it is over', async () => {
+    const dir = folder();
+    let written = 0;
+    const { backups } = schedule(dir, {
+      intervalMs: 30,
+      write: async (file) => {
+        await new Promise((resolve) => setTimeout(resolve, 80));
+        writeFileSync(file, 'backup');
+        written++;
+        return { bytes: 6, journalSeq: written, stores: 1, statements: written, rejections: 0 };
+      },
+    });
+    await backups.start();
+    await until(() => written >= 4, 'four backups, each longer than the interval');
+    expect(backups.status().failure).toBeNull();
+  });
+
   it('reports a failure, retries it sooner than the interval, and clears it once a backup works', async () => {
     const dir = folder();
     const { backups, control, log } = schedule(dir, { intervalMs: 60_000 });
