@@ -3,7 +3,7 @@
  * rejected, with totals and the top verbs and activities, for one Store or every Store. A plain
  * function over Storage: it settles the range, storage counts.
  */
-import { preferredText } from '../storage/explorer-names';
+import { preferredText } from '../xapi/language-map';
 import type { IngestionBucket, Storage, StoreRecord } from '../storage/storage';
 import type { IngestionQueryInput, IngestionReportView } from './contract';
 

@@ -15,6 +15,7 @@
  * The statement sentences follow the console's (src-renderer/features/explorer/statement-sentence.ts),
  * which src-server may not import, with the package's titles for the LMS's Activity ids.
  */
+import { preferredText } from '../xapi/language-map';
 import type { AttemptOutcome, Violation } from './attempt-rules';
 import type { AttemptView } from './attempts';
 import { completionText, percent, referenceVerdict, scoreText, successText } from './reference-outcome';
@@ -325,13 +326,6 @@ function statementParts(statement: unknown, titles: Record<string, string>, dept
 }
 
 /** A language map's text: en-US, then any English, then the first entry. */
-function languageMapText(map: unknown): string | undefined {
-  if (!isObject(map)) return undefined;
-  const entries = Object.entries(map).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== '');
-  const pick = entries.find(([lang]) => lang.toLowerCase() === 'en-us') ?? entries.find(([lang]) => lang.toLowerCase().startsWith('en')) ?? entries[0];
-  return pick?.[1];
-}
-
 /** The last meaningful segment of an IRI: `http://adlnet.gov/expapi/verbs/completed` → `completed`. */
 function iriTail(iri: string): string {
   const trimmed = iri.replace(/[/#]+$/, '');
@@ -356,7 +350,7 @@ function agentIdentifier(agent: Json): string | undefined {
 
 function verbParts(verb: unknown): Part[] {
   if (!isObject(verb)) return [{ text: 'did something with' }];
-  const display = languageMapText(verb.display) ?? (typeof verb.id === 'string' ? iriTail(verb.id) : undefined);
+  const display = preferredText(verb.display) ?? (typeof verb.id === 'string' ? iriTail(verb.id) : undefined);
   return display === undefined ? [{ text: 'did something with' }] : [{ text: display, value: true }];
 }
 
@@ -380,7 +374,7 @@ function objectParts(object: unknown, titles: Record<string, string>, depth: num
     default: {
       const definition = isObject(object.definition) ? object.definition : undefined;
       const id = typeof object.id === 'string' ? object.id : undefined;
-      const name = languageMapText(definition?.name) ?? (id === undefined ? undefined : (ownTitle(titles, id) ?? id));
+      const name = preferredText(definition?.name) ?? (id === undefined ? undefined : (ownTitle(titles, id) ?? id));
       return name === undefined ? [{ text: 'an activity' }] : [{ text: '“' }, { text: name, value: true }, { text: '”' }];
     }
   }

@@ -49,6 +49,7 @@
  * statement that breaks a MUST, so it never reaches the learner's record.
  */
 import { normaliseMbox } from '../xapi/agent-key';
+import { preferredText } from '../xapi/language-map';
 import { CMI5_ID, LMS_VERBS, VERB } from './cmi5-vocabulary';
 import type { MoveOn } from './package-description';
 
@@ -170,11 +171,10 @@ function facts(statement: StatementLike): Facts {
   };
 }
 
-/** `"passed"`: the verb's display (en-US, en, und, else any), or the last part of its id. */
+/** `"passed"`: the verb's display as the console shows it, or the last part of its id. */
 function verbLabel(display: Json | undefined, verbId: string | null): string {
-  const candidates = display ? [display['en-US'], display['en'], display['und'], ...Object.values(display)] : [];
-  const shown = candidates.find((value): value is string => typeof value === 'string' && value.trim() !== '');
-  if (shown !== undefined) return `"${shown}"`;
+  const shown = preferredText(display);
+  if (shown !== null) return `"${shown}"`;
   if (verbId === null) return 'a statement without a verb';
   return `"${verbId.replace(/\/+$/, '').split(/[/#]/).pop() ?? verbId}"`;
 }

@@ -17,6 +17,7 @@
  * the words as a phrase rather than each anywhere, so that `Module 4` means module 4.
  */
 import { agentKey } from '../xapi/agent-key';
+import { preferredText } from '../xapi/language-map';
 import type { Agent, Group } from '../xapi/statement-schema';
 import { languageMap } from './statement-facts';
 
@@ -85,14 +86,6 @@ export function indexedWord(words: readonly string[]): { word: string; whole: bo
  */
 export function prefixEnd(prefix: string): string {
   return `${prefix}\u{10FFFF}`;
-}
-
-/** One text from a language map: en-US, then any English, then the first there is. */
-export function preferredText(map: Record<string, string> | null | undefined): string | null {
-  if (!map) return null;
-  const tags = Object.keys(map);
-  const tag = tags.find((t) => t.toLowerCase() === 'en-us') ?? tags.find((t) => /^en(-|$)/i.test(t)) ?? tags[0];
-  return tag === undefined ? null : map[tag]!;
 }
 
 function str(value: unknown): string | undefined {

@@ -3,22 +3,12 @@
  * Works on anything a client sent, rejected payloads included: what cannot be read is named
  * plainly rather than thrown over.
  */
+import { preferredText } from '../../../src-server/xapi/language-map';
 
 type Json = Record<string, unknown>;
 
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** A language map's text: en-US, then any English, then the first entry. */
-function languageMapText(map: unknown): string | undefined {
-  if (!isObject(map)) return undefined;
-  const entries = Object.entries(map).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== '');
-  const pick =
-    entries.find(([lang]) => lang.toLowerCase() === 'en-us') ??
-    entries.find(([lang]) => lang.toLowerCase().startsWith('en')) ??
-    entries[0];
-  return pick?.[1];
 }
 
 /** The last meaningful segment of an IRI: `http://adlnet.gov/expapi/verbs/completed` → `completed`. */
@@ -42,7 +32,7 @@ export function agentName(agent: unknown): string {
 
 function verbText(verb: unknown): string {
   if (!isObject(verb)) return 'did something with';
-  const display = languageMapText(verb.display);
+  const display = preferredText(verb.display);
   if (display) return display;
   return typeof verb.id === 'string' ? iriTail(verb.id) : 'did something with';
 }
@@ -59,7 +49,7 @@ function objectText(object: unknown): string {
       return `“${statementSentence(object)}”`;
     default: {
       const definition = isObject(object.definition) ? object.definition : undefined;
-      const name = languageMapText(definition?.name);
+      const name = preferredText(definition?.name);
       if (name) return `'${name}'`;
       return typeof object.id === 'string' ? `'${object.id}'` : 'an activity';
     }
