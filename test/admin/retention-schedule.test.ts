@@ -26,8 +26,8 @@ describe('the retention schedule', () => {
     const forever = makeStore();
     await storage.insertStore(keeping);
     await storage.insertStore(forever);
-    const old = Array.from({ length: RETENTION_STEP_ROWS * 2 + 500 }, (_, i) => statementRow({ actor: { mbox: `mailto:l${i % 50}@example.com`, name: `Learner ${i % 50}` } }, i));
-    for (let i = 0; i < old.length; i += 500) await storage.insertStatements(keeping.id, old.slice(i, i + 500));
+    const old = Array.from({ length: RETENTION_STEP_ROWS * 2 + RETENTION_STEP_ROWS / 2 }, (_, i) => statementRow({ actor: { mbox: `mailto:l${i % 50}@example.com`, name: `Learner ${i % 50}` } }, i));
+    for (let i = 0; i < old.length; i += 250) await storage.insertStatements(keeping.id, old.slice(i, i + 250));
     const young = statementRow({ actor: { mbox: 'mailto:new@example.com' } }, 60 * DAY);
     await storage.insertStatements(keeping.id, [young]);
     await storage.insertStatements(forever.id, [statementRow({ actor: { mbox: 'mailto:old@example.com' } }, 0)]);
@@ -51,7 +51,7 @@ describe('the retention schedule', () => {
       now: () => BASE_TIME + 61 * DAY * 1000,
     });
     expect(await schedule.runOnce()).toEqual({ statements: old.length, rejections: 0, refusals: 0 });
-    expect(steps.map((s) => s.statements)).toEqual([RETENTION_STEP_ROWS, RETENTION_STEP_ROWS, 500, 0]);
+    expect(steps.map((s) => s.statements)).toEqual([RETENTION_STEP_ROWS, RETENTION_STEP_ROWS, RETENTION_STEP_ROWS / 2, 0]);
     expect(turnsBetweenSteps).toBeGreaterThanOrEqual(3);
     const left = await real.queryStatements(keeping.id, { limit: 10 });
     expect(left.statements.map((s) => s.statementId)).toEqual([young.statementId]);

@@ -8,7 +8,7 @@
  * The ledger (`erasures`) is keyed by Store id, not number: an entry outlives emptying and
  * deleting its Store, as the record that the erasure happened.
  */
-import { agentKeysIn, countErasure, erasureKeys, jsonMentions, jsonTextMentions, NO_ERASURE_COUNTS, plainTextMentions } from '../erasure';
+import { agentKeysIn, countErasure, erasureKeys, identifyingTexts, jsonMentions, jsonTextMentions, NO_ERASURE_COUNTS, plainTextMentions } from '../erasure';
 import type { ErasureCounts, ErasureRecord } from '../erasure';
 import { agentKey } from '../../xapi/agent-key';
 import type { Agent } from '../../xapi/statement-schema';
@@ -89,8 +89,16 @@ export function planEraseAgents(state: ApplyState, storeNum: number, given: read
     .all('SELECT seq, received FROM statements INDEXED BY statements_received WHERE store_num = ? AND received IS NOT NULL', [storeNum])
     .filter(([seq, text]) => !erased.has(seq as number) && jsonTextMentions(text as string, keys))
     .map(([seq]) => seq as number);
+  // Only entries whose text holds a key's identifying words are read into JavaScript (SQLite's lower()
+  // folds ASCII only, as does what the words are compared with here: JSON keeps addresses as sent).
+  const mentions = keyList.map((key) => identifyingTexts(key).filter((n) => n !== ''));
+  const textMatch = mentions.length === 0 ? '0' : mentions.map((needles) => `(${needles.map(() => 'instr(lower(payload), ?) > 0').join(' AND ') || '0'})`).join(' OR ');
   const rejections = sql
-    .all('SELECT seq, agent, payload FROM rejections INDEXED BY rejections_store WHERE store_num = ?', [storeNum])
+    .all(`SELECT seq, agent, payload FROM rejections INDEXED BY rejections_store WHERE store_num = ? AND (agent IN (SELECT value FROM json_each(?)) OR ${textMatch})`, [
+      storeNum,
+      inKeys,
+      ...mentions.flat(),
+    ])
     .filter(([, agent, payload]) => (typeof agent === 'string' && keys.has(agent)) || jsonTextMentions(payload as string, keys))
     .map(([seq]) => seq as number);
   const refusals = sql

@@ -58,6 +58,17 @@ export function forgetName(sql: Sql, storeNum: number, kind: string, value: stri
 export function deleteStatementRows(state: ApplyState, storeNum: number, seqs: readonly number[], attachments: readonly string[]): number {
   const { sql } = state;
   const terms = new Map<number, { kind: string; value: string }>();
+  // Term ids by kind and value for this deletion: the statements of a step share most terms.
+  const ids = new Map<string, number | null>();
+  const idOf = (kind: string, value: string): number | null => {
+    const key = `${kind}\u0000${value}`;
+    let id = ids.get(key);
+    if (id === undefined) {
+      id = (sql.first('SELECT id FROM terms WHERE store_num = ? AND kind = ? AND value = ?', [storeNum, kind, value])?.[0] as number | undefined) ?? null;
+      ids.set(key, id);
+    }
+    return id;
+  };
   const verbs = new Set<string>();
   let deleted = 0;
   for (const seq of seqs) {
@@ -65,10 +76,10 @@ export function deleteStatementRows(state: ApplyState, storeNum: number, seqs: r
     if (!row) continue;
     // Postings are keyed by term: the statement's terms are those its text gives (xapi/index-terms.ts).
     for (const term of extractIndexTerms(JSON.parse(row[0] as string) as Statement).terms) {
-      const id = sql.first('SELECT id FROM terms WHERE store_num = ? AND kind = ? AND value = ?', [storeNum, term.kind, term.value]);
-      if (!id) continue;
-      sql.run('DELETE FROM term_postings WHERE term = ? AND seq = ?', [id[0]!, seq]);
-      terms.set(id[0] as number, term);
+      const id = idOf(term.kind, term.value);
+      if (id === null) continue;
+      sql.run('DELETE FROM term_postings WHERE term = ? AND seq = ?', [id, seq]);
+      terms.set(id, term);
     }
     sql.run('DELETE FROM statement_targets WHERE store_num = ? AND seq = ?', [storeNum, seq]);
     sql.run('DELETE FROM statements WHERE seq = ?', [seq]);
