@@ -94,7 +94,6 @@ const erasureEntrySchema = z.object({
   salt: z.string(),
   ifiHashes: z.array(z.string()),
 });
-export type ErasureEntryView = z.infer<typeof erasureEntrySchema>;
 const erasureOutcomeSchema = z.object({ dryRun: z.boolean(), counts: erasureCountsSchema, erasure: erasureEntrySchema.nullable() });
 export type ErasureOutcomeView = z.infer<typeof erasureOutcomeSchema>;
 

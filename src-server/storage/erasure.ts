@@ -115,7 +115,7 @@ export interface RetentionStepResult {
  */
 export const RETENTION_STEP_ROWS = 250;
 
-export function sha256Hex(text: string): string {
+function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
@@ -137,7 +137,7 @@ export function keysOfRecord(record: Pick<ErasureRecord, 'salt' | 'ifiHashes'>, 
 }
 
 /** `mbox:mailto:…` → its `mbox_sha1sum:` form (xAPI: SHA-1 of the mailto IRI); null for other keys. */
-export function mboxSha1Key(key: string): string | null {
+function mboxSha1Key(key: string): string | null {
   if (!key.startsWith('mbox:')) return null;
   return `mbox_sha1sum:${createHash('sha1').update(key.slice('mbox:'.length), 'utf8').digest('hex')}`;
 }
