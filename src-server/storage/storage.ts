@@ -14,7 +14,7 @@ import type { StoreLimits } from '../limits/service-limits';
 import type { NamedKind } from './explorer-names';
 import type { LrsSetProperty } from '../xapi/received-statement';
 import type { StoreRetention } from '../limits/store-retention';
-import type { ErasureOutcome, ErasureRecord, ErasureRequest, RetentionCutoffs, RetentionStepResult } from './erasure';
+import type { ErasureCounts, ErasureOutcome, ErasureRecord, ErasureRequest, RetentionCutoffs, RetentionStepResult } from './erasure';
 
 export type Environment = 'test' | 'live';
 
@@ -619,6 +619,12 @@ export interface Storage {
   eraseAgents(storeId: string, request: ErasureRequest): Promise<ErasureOutcome>;
   /** The erasure ledger, oldest first: one Store's entries (deleted Stores' too, by id), or all. */
   listErasures(storeId?: string): Promise<ErasureRecord[]>;
+  /**
+   * Applies again a ledger entry the storage does not hold (data restored from before it): erases
+   * the Store's agents whose salted hash the entry holds and keeps the entry as recorded. Null when
+   * the ledger holds it already, or its Store is not there.
+   */
+  reapplyErasure(entry: ErasureRecord): Promise<ErasureCounts | null>;
   /** One step of the Store's retention: at most RETENTION_STEP_ROWS rows of each kind older than its cutoff. */
   retentionStep(storeId: string, cutoffs: RetentionCutoffs): Promise<RetentionStepResult>;
 

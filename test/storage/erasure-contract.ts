@@ -67,8 +67,7 @@ interface Seeded {
 }
 
 /** The learner in every place, and Bob. */
-export async function seedLearners(storage: Storage): Promise<Seeded> {
-  const store = makeStore();
+export async function seedLearners(storage: Storage, store: StoreRecord = makeStore()): Promise<Seeded> {
   await storage.insertStore(store);
   const only = attachment('only Ada');
   const shared = attachment('shared');
@@ -176,6 +175,20 @@ export function erasureContract(open: () => Promise<Storage>, reopen?: (storage:
     expect(again.counts.statements).toBe(0);
     expect(again.erasure!.salt).not.toBe(entry!.salt);
     expect((await storage.listErasures(store.id)).length).toBe(2);
+  });
+
+  it('applies a ledger entry again to data from before it (a restore), by its hashes, once', async () => {
+    const before = await open();
+    const after = await open();
+    const store = makeStore();
+    await seedLearners(after, store);
+    const seeded = await seedLearners(before, store);
+    const { erasure } = await after.eraseAgents(store.id, { keys: ADA_KEYS, at: at(100), dryRun: false });
+    expect(await before.reapplyErasure(erasure!)).toEqual(EXPECTED);
+    await expectForgotten(before, seeded);
+    expect(await before.listErasures(store.id)).toEqual([erasure]);
+    expect(await before.reapplyErasure(erasure!)).toBeNull();
+    expect(await before.reapplyErasure({ ...erasure!, id: 'of-a-store-not-here', storeId: 'gone' })).toBeNull();
   });
 
   it('removes old statements, rejections and refusals in steps, the young ones and other Stores untouched', async () => {

@@ -11,7 +11,7 @@
  * verb's name when no statement of the verb is left, and attachment payloads no other statement
  * declares. Statements of others that reference a deleted one stay as they are.
  */
-import { attachmentShas, countErasure, erasureKeys, jsonMentions, jsonTextMentions, newErasureRecord, NO_ERASURE_COUNTS, plainTextMentions, RETENTION_STEP_ROWS } from '../erasure';
+import { agentKeysIn, attachmentShas, countErasure, erasureKeys, keysOfRecord, jsonMentions, jsonTextMentions, newErasureRecord, NO_ERASURE_COUNTS, plainTextMentions, RETENTION_STEP_ROWS } from '../erasure';
 import type { ErasureCounts, ErasureOutcome, ErasureRecord, ErasureRequest, RetentionCutoffs, RetentionStepResult } from '../erasure';
 import { indexWords } from '../explorer-names';
 import { StorageNotFoundError } from '../errors';
@@ -89,7 +89,7 @@ async function deleteStatementSeqs(tx: Tx, storeNum: number, seqs: readonly numb
 }
 
 /** Reads what an erasure of `given` reaches; with `apply`, deletes it and writes the ledger entry. */
-export async function eraseAgentsTx(tx: Tx, storeId: string, request: ErasureRequest): Promise<ErasureOutcome> {
+export async function eraseAgentsTx(tx: Tx, storeId: string, request: ErasureRequest, recorded?: ErasureRecord): Promise<ErasureOutcome> {
   const storeNum = await lockStore(tx, storeId);
   const { rows: mboxes } = await tx.query<{ value: string }>("SELECT value FROM terms WHERE store_num = $1 AND kind = 'agent' AND value LIKE 'mbox:%'", [storeNum]);
   const keyList = erasureKeys(request.keys, mboxes.map((row) => row.value));
@@ -132,8 +132,9 @@ export async function eraseAgentsTx(tx: Tx, storeId: string, request: ErasureReq
   await tx.query('DELETE FROM bench_launches WHERE store_num = $1 AND id = ANY($2::text[])', [storeNum, launches]);
   // A learner's name must not stay searchable, whichever statement it was kept from.
   await forgetNames(tx, storeNum, 'agent', keyList);
-  const entry = newErasureRecord(storeId, request.at, keyList, counts);
-  await tx.query('INSERT INTO erasures (id, store_id, at, salt, ifi_hashes, counts) VALUES ($1, $2, $3, $4, $5, $6)', [
+  // Applied again (reapplyErasureTx): the entry as recorded, its id, salt and hashes unchanged.
+  const entry = recorded ?? newErasureRecord(storeId, request.at, keyList, counts);
+  await tx.query('INSERT INTO erasures (id, store_id, at, salt, ifi_hashes, counts) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING', [
     entry.id,
     entry.storeId,
     entry.at,
@@ -142,6 +143,48 @@ export async function eraseAgentsTx(tx: Tx, storeId: string, request: ErasureReq
     JSON.stringify(entry.counts),
   ]);
   return { dryRun: false, counts, erasure: entry };
+}
+
+/** Every agent key of the Store wherever it is kept: what an entry's hashes are compared with. */
+async function storeAgentKeys(tx: Tx, storeNum: number): Promise<Set<string>> {
+  const keys = new Set<string>();
+  const { rows } = await tx.query<{ value: string | null }>(
+    `SELECT value FROM terms WHERE store_num = $1 AND kind = 'agent'
+     UNION SELECT agent FROM documents WHERE store_num = $1 AND agent <> ''
+     UNION SELECT agent FROM rejections WHERE store_num = $1 AND agent IS NOT NULL`,
+    [storeNum],
+  );
+  for (const row of rows) if (row.value) keys.add(row.value);
+  // Where no column holds the key: rejected payloads, received copies, Test Bench launches.
+  const { rows: texts } = await tx.query<{ text: string }>(
+    `SELECT payload AS text FROM rejections WHERE store_num = $1
+     UNION ALL SELECT received FROM statements WHERE store_num = $1 AND received IS NOT NULL
+     UNION ALL SELECT actor FROM bench_launches WHERE store_num = $1`,
+    [storeNum],
+  );
+  for (const { text } of texts) {
+    try {
+      agentKeysIn(JSON.parse(text), keys);
+    } catch {
+      // Not JSON: nothing to hash.
+    }
+  }
+  return keys;
+}
+
+/**
+ * Applies again a ledger entry the database does not hold (data restored from a dump taken before
+ * the erasure): the Store's agent keys whose hash with the entry's salt the entry holds are erased,
+ * and the entry is kept as recorded. Null when the ledger holds it already or its Store is gone.
+ */
+export async function reapplyErasureTx(tx: Tx, entry: ErasureRecord): Promise<ErasureCounts | null> {
+  const { rows: held } = await tx.query('SELECT 1 FROM erasures WHERE id = $1', [entry.id]);
+  if (held.length > 0) return null;
+  const { rows: store } = await tx.query<{ num: number }>('SELECT num FROM stores WHERE id = $1 FOR UPDATE', [entry.storeId]);
+  if (!store[0]) return null;
+  const keys = keysOfRecord(entry, await storeAgentKeys(tx, store[0].num));
+  const outcome = await eraseAgentsTx(tx, entry.storeId, { keys, dryRun: false, at: entry.at }, entry);
+  return outcome.counts;
 }
 
 export async function listErasureRows(db: PostgresDatabase, storeId?: string): Promise<ErasureRecord[]> {

@@ -91,8 +91,8 @@ import { consistentThrough, settledSeq } from './record-seq';
 import { ProcessRegistry } from './process-registry';
 import { StampWatermark } from './stamp-watermark';
 import { pruneLogs } from './retention';
-import type { ErasureOutcome, ErasureRecord, ErasureRequest, RetentionCutoffs, RetentionStepResult } from '../erasure';
-import { eraseAgentsTx, listErasureRows, retentionStepTx } from './erasure';
+import type { ErasureCounts, ErasureOutcome, ErasureRecord, ErasureRequest, RetentionCutoffs, RetentionStepResult } from '../erasure';
+import { eraseAgentsTx, listErasureRows, reapplyErasureTx, retentionStepTx } from './erasure';
 import { insertRefusalRows, listRefusalRows, SERVICE_WIDE } from './refusals';
 import { insertStatementRows } from './statement-writes';
 import { findAttachmentRows, findStatementRow, queryStatementRows } from './statement-reads';
@@ -501,6 +501,10 @@ export class PostgresStorage implements Storage {
 
   listErasures(storeId?: string): Promise<ErasureRecord[]> {
     return listErasureRows(this.db, storeId);
+  }
+
+  reapplyErasure(entry: ErasureRecord): Promise<ErasureCounts | null> {
+    return this.write((tx) => reapplyErasureTx(tx, entry));
   }
 
   retentionStep(storeId: string, cutoffs: RetentionCutoffs): Promise<RetentionStepResult> {

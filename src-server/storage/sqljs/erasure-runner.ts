@@ -7,7 +7,7 @@
  * are appended to it.
  */
 import { keysOfRecord, newErasureRecord } from '../erasure';
-import type { ErasureOutcome, ErasureRecord, ErasureRequest, RetentionCutoffs, RetentionStepResult } from '../erasure';
+import type { ErasureCounts, ErasureOutcome, ErasureRecord, ErasureRequest, RetentionCutoffs, RetentionStepResult } from '../erasure';
 import { appendErasureLedgerFile, readErasureLedgerFile } from './erasure-ledger-file';
 import { listErasureRows, planEraseAgents, storeAgentKeys } from './erasure';
 import type { DurableDatabase } from './durable-database';
@@ -40,6 +40,17 @@ export async function retentionStepOn(db: DurableDatabase, storeId: string, cuto
   return { statements, rejections: op.rejections.length, refusals: op.refusals.length };
 }
 
+/** Storage.reapplyErasure: the keys found by the entry's hashes erased, the entry kept as recorded. */
+export async function reapplyErasureOn(db: DurableDatabase, entry: ErasureRecord): Promise<ErasureCounts | null> {
+  await db.writable();
+  if (listErasureRows(db.sql, entry.storeId).some((held) => held.id === entry.id)) return null;
+  const storeNum = db.state.storeNums.get(entry.storeId);
+  if (storeNum === undefined) return null;
+  const { counts, op } = planEraseAgents(db.state, storeNum, keysOfRecord(entry, storeAgentKeys(db.sql, storeNum)));
+  await db.commit({ ...op, entry });
+  return counts;
+}
+
 /**
  * At open: applies again every erasure of the ledger file the database does not hold (after a
  * restore of an image taken before it), hashing every agent key of its Store with the entry's salt
@@ -54,16 +65,11 @@ export async function reconcileErasureLedger(db: DurableDatabase, log: (msg: str
   for (const entry of inFile) {
     if (held.has(entry.id)) continue;
     held.add(entry.id);
-    await db.writable();
-    const storeNum = db.state.storeNums.get(entry.storeId);
-    const keys = storeNum === undefined ? [] : keysOfRecord(entry, storeAgentKeys(db.sql, storeNum));
-    if (storeNum === undefined) {
+    const counts = await reapplyErasureOn(db, entry);
+    if (counts === null) {
       log(`erasure ${entry.id} of ${entry.at}: its Store is not in this data; nothing to apply again`);
       continue;
     }
-    const { counts, op } = planEraseAgents(db.state, storeNum, keys);
-    // The entry as recorded (the same id, salt and hashes): the ledger is kept whole.
-    await db.commit({ ...op, entry });
     log(`applied again erasure ${entry.id} of ${entry.at}: ${counts.statements} statements, ${counts.rejections} rejected entries, ${counts.stateDocuments + counts.agentProfileDocuments} documents`);
     reapplied.push(entry);
   }

@@ -75,9 +75,10 @@ import {
   upsertDocumentOp,
 } from './documents';
 import { DurableDatabase } from './durable-database';
-import type { ErasureOutcome, ErasureRecord, ErasureRequest, RetentionCutoffs, RetentionStepResult } from '../erasure';
-import { eraseAgentsOn, reconcileErasureLedger, retentionStepOn } from './erasure-runner';
+import type { ErasureCounts, ErasureOutcome, ErasureRecord, ErasureRequest, RetentionCutoffs, RetentionStepResult } from '../erasure';
+import { eraseAgentsOn, reapplyErasureOn, reconcileErasureLedger, retentionStepOn } from './erasure-runner';
 import { listErasureRows } from './erasure';
+import { appendErasureLedgerFile } from './erasure-ledger-file';
 import type { SqljsStorageOptions } from './durable-database';
 import { searchExplorerRows } from './explorer';
 import { lookupNameRows, matchNameRows } from './explorer-names';
@@ -423,6 +424,12 @@ export class SqljsStorage implements Storage {
   async listErasures(storeId?: string): Promise<ErasureRecord[]> {
     this.db.assertOpen();
     return listErasureRows(this.db.sql, storeId);
+  }
+
+  async reapplyErasure(entry: ErasureRecord): Promise<ErasureCounts | null> {
+    const counts = await reapplyErasureOn(this.db, entry);
+    if (counts !== null) await appendErasureLedgerFile(this.dataDir, [entry]);
+    return counts;
   }
 
   async retentionStep(storeId: string, cutoffs: RetentionCutoffs): Promise<RetentionStepResult> {
