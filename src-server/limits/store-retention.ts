@@ -54,3 +54,14 @@ export function retentionCutoffs(retention: StoreRetention | null | undefined, n
 export function hasOwnRetention(retention: StoreRetention | null | undefined): boolean {
   return retention != null && (retention.statementsDays !== null || retention.rejectedDays !== null || retention.refusedDays !== null);
 }
+
+/**
+ * The bounds of a Store's rejected log: the service's (with the Store's own limits over them), its
+ * days replaced by the Store's `rejectedDays` when it sets them, longer or shorter.
+ */
+export function rejectedBoundsWithRetention(
+  bounds: { maxPerStore: number; maxAgeDays: number },
+  retention: StoreRetention | null | undefined,
+): { maxPerStore: number; maxAgeDays: number } {
+  return retention?.rejectedDays != null ? { ...bounds, maxAgeDays: retention.rejectedDays } : bounds;
+}

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { resolveAdminToken, resolveSharedAdminToken } from '../admin/admin-token';
 import { BackupSchedule } from '../admin/backup-schedule';
 import { DEFAULT_STORE_RETENTION_INTERVAL_MS, RetentionSchedule } from '../admin/retention-schedule';
+import { rejectedBoundsWithRetention } from '../limits/store-retention';
 import type { ServiceConfig } from './config';
 import { buildServer } from '../http/build-server';
 import { LIMIT_DEFAULTS, rejectedRetentionFor } from '../limits/service-limits';
@@ -67,12 +68,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   // Rejected-log retention (storage/sqljs/retention.ts): pruned soon after start, then every 10 minutes.
   const limits = config.limits ?? LIMIT_DEFAULTS;
   // A Store's own days for rejected entries (limits/store-retention.ts) replace the service's days.
-  const rejectionRetention = {
-    forStore: (store: StoreRecord) => {
-      const bounds = rejectedRetentionFor(limits, store.limits);
-      return store.retention?.rejectedDays != null ? { ...bounds, maxAgeDays: store.retention.rejectedDays } : bounds;
-    },
-  };
+  const rejectionRetention = { forStore: (store: StoreRecord) => rejectedBoundsWithRetention(rejectedRetentionFor(limits, store.limits), store.retention) };
   const storage: Storage = config.database
     ? await openPostgresStorage({
         url: config.database.url,
