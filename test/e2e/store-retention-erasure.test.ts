@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { ADMIN_TOKEN, XAPI_HEADERS, basic, buildConsole, findChromium, startConsoleHarness, statement, type ConsoleHarness } from './console-harness';
+import { ADMIN_TOKEN, SCREENS_DIR, XAPI_HEADERS, basic, buildConsole, findChromium, startConsoleHarness, statement, type ConsoleHarness } from './console-harness';
 
 const chromiumPath = findChromium();
 
@@ -50,6 +50,7 @@ describe.skipIf(!chromiumPath)('a Store’s retention and erasure in the console
     await dialog.getByText('Kept forever when empty.').waitFor();
     await statements.fill('365');
     await dialog.getByLabel('Refused requests: days kept').fill('7');
+    await page.screenshot({ path: `${SCREENS_DIR}/store-retention.png`, animations: 'disabled' });
     await dialog.getByRole('button', { name: 'Save retention' }).click();
     await page.getByText('Retention of course saved.').waitFor();
     const store = (await (await admin('GET', '/stores/course')).json()) as { retention: unknown };
@@ -71,6 +72,7 @@ describe.skipIf(!chromiumPath)('a Store’s retention and erasure in the console
     await dialog.getByLabel("The learner's identifiers, one a line").fill('ada@example.com');
     await dialog.getByRole('button', { name: 'Show what would go' }).click();
     await dialog.getByTestId('erasure-preview').getByText('1 statements').waitFor();
+    await page.screenshot({ path: `${SCREENS_DIR}/forget-a-learner.png`, animations: 'disabled' });
     await dialog.getByRole('button', { name: 'Erase' }).click();
     await page.getByText('Learner erased from course: 1 statements').waitFor();
 
