@@ -23,6 +23,7 @@ const projectDefaults = {
  */
 const httpOnPostgres = [
   'admin-api',
+  'admin-erasures',
   'bench',
   'admin-console',
   'admin-explorer-search',

@@ -7,7 +7,9 @@
  * journal files are kept beside it as `<name>.before-restore`. With --replay-journal the journal
  * written since the backup is replayed over it at the next start (after a damaged snapshot: the
  * backup plus the journal lose nothing the journal still holds). --list shows the scheduled
- * backups, newest first. Start the service on the directory afterwards.
+ * backups, newest first. Start the service on the directory afterwards: it applies again every
+ * erasure recorded in the data directory's erasures.jsonl that the backup predates
+ * (docs/erasure-and-retention.md).
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
@@ -16,6 +18,7 @@ import { backupTime } from '../src-server/admin/backup-schedule';
 import { defaultBackupDir } from '../src-server/service/config';
 import { DataDirLockedError } from '../src-server/storage/sqljs/lock';
 import { InvalidBackupError, restoreDataDir } from '../src-server/storage/sqljs/backup';
+import { ERASURE_LEDGER_FILE, readErasureLedgerFile } from '../src-server/storage/sqljs/erasure-ledger-file';
 
 const USAGE = [
   'usage: npm run restore -- --data-dir <dir> --from <backup.sqlite> [--replay-journal]',
@@ -70,6 +73,9 @@ async function main(): Promise<number> {
       );
     }
     if (result.keptAs.length > 0) lines.push(`the previous data is kept as ${result.keptAs.join(', ')}`);
+    // The ledger file is not replaced: erasures recorded after the backup are applied again at the next start.
+    const erasures = await readErasureLedgerFile(path.resolve(dataDir));
+    if (erasures.length > 0) lines.push(`${erasures.length} erasures are recorded in ${ERASURE_LEDGER_FILE}: the next start applies again each one the backup does not hold.`);
     console.log(lines.join('\n'));
     return 0;
   } catch (err) {

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { storeLimitsPatchSchema, storeLimitsSchema } from '../limits/service-limits';
+import { storeRetentionPatchSchema, storeRetentionSchema } from '../limits/store-retention';
 import { packageUnitSchema } from '../bench/package-description';
 import { referenceOutcomeSchema } from '../bench/reference-outcome';
 import { WAIVER_REASONS } from '../bench/cmi5-vocabulary';
@@ -40,6 +41,8 @@ const storeSchema = z.object({
   endpoint: z.string(),
   /** The limits this Store sets itself (src-server/limits/service-limits.ts); the service's apply to the rest. */
   limits: storeLimitsSchema.optional(),
+  /** How long the Store keeps statements and its logs (limits/store-retention.ts); null days: as the service does. */
+  retention: storeRetentionSchema.optional(),
 });
 export type StoreView = z.infer<typeof storeSchema>;
 
@@ -54,8 +57,45 @@ export const updateStoreSchema = z.strictObject({
   name: z.string().trim().min(1, 'a name is required').max(200).optional(),
   /** A number sets a limit for this Store, null returns it to the service's; `"limits": null` clears them all. */
   limits: storeLimitsPatchSchema.nullable().optional(),
+  /** Days per kind; a field given replaces the Store's, null returns it to the default (statements: forever). */
+  retention: storeRetentionPatchSchema.optional(),
 });
 export type UpdateStoreInput = z.infer<typeof updateStoreSchema>;
+
+// Forgetting a learner (docs/erasure-and-retention.md): POST with the learner's Agent(s), a dry run
+// first; GET lists the ledger. The agents are checked by the xAPI rules in admin/erasures.ts.
+const agentObjectSchema = z.record(z.string(), z.unknown());
+export const erasureInputSchema = z.strictObject({
+  /** One Agent or Identified Group, or a list of them: every IFI of the person. */
+  agent: z.union([agentObjectSchema, z.array(agentObjectSchema).min(1, 'give at least one Agent')]).optional(),
+  /** The same as a list under another name; both may be given. */
+  agents: z.array(agentObjectSchema).min(1, 'give at least one Agent').optional(),
+  /** Count what would go, erase nothing. */
+  dryRun: z.boolean().default(false),
+});
+export type ErasureInput = z.input<typeof erasureInputSchema>;
+const erasureCountsSchema = z.object({
+  statements: z.number().int(),
+  attachments: z.number().int(),
+  rejections: z.number().int(),
+  refusals: z.number().int(),
+  stateDocuments: z.number().int(),
+  agentProfileDocuments: z.number().int(),
+  receivedCopies: z.number().int(),
+  testBenchRecords: z.number().int(),
+});
+export type ErasureCountsView = z.infer<typeof erasureCountsSchema>;
+const erasureEntrySchema = z.object({
+  id: z.string(),
+  storeId: z.string(),
+  at: z.string(),
+  counts: erasureCountsSchema,
+  /** Random per erasure; each IFI is kept only as SHA-256(salt + canonical IFI). */
+  salt: z.string(),
+  ifiHashes: z.array(z.string()),
+});
+const erasureOutcomeSchema = z.object({ dryRun: z.boolean(), counts: erasureCountsSchema, erasure: erasureEntrySchema.nullable() });
+export type ErasureOutcomeView = z.infer<typeof erasureOutcomeSchema>;
 
 /** Deleting a live Store needs its slug typed back: `?confirm=<slug>` or `{"confirm": "<slug>"}`. */
 export const deleteStoreSchema = z.strictObject({ confirm: z.string().optional() });
@@ -535,6 +575,8 @@ export const adminOperations = {
   },
   'refusals.store': { method: 'GET', path: '/stores/:slug/refusals', input: slugParam.extend(refusalsQuerySchema.shape), output: refusalPageSchema },
   'refusals.service': { method: 'GET', path: '/refusals', input: refusalsQuerySchema, output: refusalPageSchema },
+  'erasures.create': { method: 'POST', path: '/stores/:slug/erasures', input: slugParam.extend(erasureInputSchema.shape), output: erasureOutcomeSchema },
+  'erasures.list': { method: 'GET', path: '/stores/:slug/erasures', input: slugParam, output: z.object({ erasures: z.array(erasureEntrySchema) }) },
   'metrics.ingestion': { method: 'GET', path: '/metrics/ingestion', input: ingestionQuerySchema, output: ingestionReportSchema },
   'packages.list': { method: 'GET', path: '/stores/:slug/packages', input: slugParam, output: z.object({ packages: z.array(packageViewSchema) }) },
   'packages.delete': { method: 'DELETE', path: '/stores/:slug/packages/:id', input: keyParams, output: z.void() },

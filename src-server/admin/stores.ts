@@ -2,12 +2,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Storage, StoreRecord } from '../storage/storage';
 import { applyStoreLimitsPatch } from '../limits/service-limits';
+import { applyStoreRetentionPatch, DEFAULT_STORE_RETENTION } from '../limits/store-retention';
 import type { CreateStoreInput, StoreView, UpdateStoreInput } from './contract';
 
 export type StoreResult<T> = { ok: true; value: T } | { ok: false; code: 'slug_taken' | 'confirmation_required' };
 
 export function toStoreView(store: StoreRecord, publicUrl: string): StoreView {
-  return { ...store, endpoint: `${publicUrl.replace(/\/$/, '')}/${store.slug}/xAPI/`, limits: store.limits ?? {} };
+  return { ...store, endpoint: `${publicUrl.replace(/\/$/, '')}/${store.slug}/xAPI/`, limits: store.limits ?? {}, retention: store.retention ?? DEFAULT_STORE_RETENTION };
 }
 
 export async function createStore(
@@ -29,11 +30,15 @@ export async function createStore(
   return { ok: true, value: store };
 }
 
-/** PATCH: a new name, and changes to the Store's own limits (a number sets one, null returns it to the service's). */
+/**
+ * PATCH: a new name, changes to the Store's own limits (a number sets one, null returns it to the
+ * service's) and to its retention (days per kind; null: the default).
+ */
 export async function updateStore(storage: Storage, store: StoreRecord, input: UpdateStoreInput, now = new Date()): Promise<StoreRecord> {
-  const patch: Partial<Pick<StoreRecord, 'name' | 'updatedAt' | 'limits'>> = { updatedAt: now.toISOString() };
+  const patch: Partial<Pick<StoreRecord, 'name' | 'updatedAt' | 'limits' | 'retention'>> = { updatedAt: now.toISOString() };
   if (input.name !== undefined) patch.name = input.name;
   if (input.limits !== undefined) patch.limits = applyStoreLimitsPatch(store.limits, input.limits);
+  if (input.retention !== undefined) patch.retention = applyStoreRetentionPatch(store.retention, input.retention);
   await storage.updateStore(store.id, patch);
   return { ...store, ...patch };
 }

@@ -54,6 +54,7 @@ import type { BackupScheduleView } from '../admin/contract';
 import { RefusalRecorder } from '../admin/refusal-recorder';
 import { refusalLogPlugin } from './plugins/refusal-log';
 import refusalRoutes from './routes/admin/refusals';
+import erasureRoutes from './routes/admin/erasures';
 // The Test Bench: packages launched against test Stores, and the LMS side of their launches.
 import type { BenchContext } from '../bench/bench-context';
 import { AttemptDocumentLog } from '../bench/document-writes';
@@ -204,6 +205,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
       await admin.register(explorerRoutes, adminDeps);
       await admin.register(backupRoutes, { ...adminDeps, dir: options.backupDir ?? tmpdir() }); // POST /backups: a download of the database
       await admin.register(refusalRoutes, { ...adminDeps, recorder: refusals });
+      await admin.register(erasureRoutes, { ...adminDeps, recorder: refusals }); // forgetting a learner; its audit-log hook: admin/erasures.ts
       await admin.register(benchRoutes, { bench, publicUrl });
     },
     { prefix: '/admin/api' },

@@ -6,6 +6,8 @@ import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { resolveAdminToken, resolveSharedAdminToken } from '../admin/admin-token';
 import { BackupSchedule } from '../admin/backup-schedule';
+import { DEFAULT_STORE_RETENTION_INTERVAL_MS, RetentionSchedule } from '../admin/retention-schedule';
+import { rejectedBoundsWithRetention } from '../limits/store-retention';
 import type { ServiceConfig } from './config';
 import { buildServer } from '../http/build-server';
 import { LIMIT_DEFAULTS, rejectedRetentionFor } from '../limits/service-limits';
@@ -65,7 +67,8 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   const snapshotThresholdBytes = options.snapshotThresholdBytes ?? snapshotThresholdFromEnv(process.env);
   // Rejected-log retention (storage/sqljs/retention.ts): pruned soon after start, then every 10 minutes.
   const limits = config.limits ?? LIMIT_DEFAULTS;
-  const rejectionRetention = { forStore: (store: StoreRecord) => rejectedRetentionFor(limits, store.limits) };
+  // A Store's own days for rejected entries (limits/store-retention.ts) replace the service's days.
+  const rejectionRetention = { forStore: (store: StoreRecord) => rejectedBoundsWithRetention(rejectedRetentionFor(limits, store.limits), store.retention) };
   const storage: Storage = config.database
     ? await openPostgresStorage({
         url: config.database.url,
@@ -125,6 +128,9 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     if (!config.publicUrl) publicUrl = url;
     adminToken.keep();
     await backupSchedule?.start();
+    // Each Store's own retention (admin/retention-schedule.ts): statements and logs past their periods.
+    const retentionSchedule = new RetentionSchedule({ storage, intervalMs: DEFAULT_STORE_RETENTION_INTERVAL_MS, log });
+    retentionSchedule.start();
 
     let stopping: Promise<void> | null = null;
     return {
@@ -135,6 +141,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
         stopping ??= (async () => {
           const started = performance.now();
           await backupSchedule?.stop();
+          await retentionSchedule.stop();
           await app.close();
           const requestsDoneMs = performance.now() - started;
           await storage.close();

@@ -13,6 +13,8 @@
 import type { StoreLimits } from '../limits/service-limits';
 import type { NamedKind } from './explorer-names';
 import type { LrsSetProperty } from '../xapi/received-statement';
+import type { StoreRetention } from '../limits/store-retention';
+import type { ErasureCounts, ErasureOutcome, ErasureRecord, ErasureRequest, RetentionCutoffs, RetentionStepResult } from './erasure';
 
 export type Environment = 'test' | 'live';
 
@@ -26,6 +28,8 @@ export interface StoreRecord {
   updatedAt: string;
   /** The limits this Store sets itself (src-server/limits/service-limits.ts); absent or {} when it sets none. */
   limits?: StoreLimits;
+  /** How long the Store keeps statements and its logs (limits/store-retention.ts); absent: as the service does. */
+  retention?: StoreRetention;
 }
 
 export interface ApiKeyRecord {
@@ -495,7 +499,7 @@ export interface Storage {
   findStoreBySlug(slug: string): Promise<StoreRecord | null>;
   findStoreById(id: string): Promise<StoreRecord | null>;
   listStores(): Promise<StoreRecord[]>;
-  updateStore(id: string, patch: Partial<Pick<StoreRecord, 'name' | 'updatedAt' | 'limits'>>): Promise<void>;
+  updateStore(id: string, patch: Partial<Pick<StoreRecord, 'name' | 'updatedAt' | 'limits' | 'retention'>>): Promise<void>;
   /** Deletes the Store with every key, statement, rejection and document of it. */
   deleteStore(id: string): Promise<void>;
 
@@ -606,6 +610,23 @@ export interface Storage {
   insertDocumentWrite(storeId: string, row: DocumentWriteRow): Promise<void>;
   /** An attempt's State writes, oldest first. */
   listDocumentWrites(storeId: string, registration: string): Promise<StoredDocumentWrite[]>;
+
+  // Forgetting a learner and a Store's retention (erasure.ts, docs/erasure-and-retention.md)
+  /**
+   * Removes (or with `dryRun` counts) everything of the Store that names the agents, in one atomic
+   * write with its ledger entry. StorageNotFoundError for an unknown Store.
+   */
+  eraseAgents(storeId: string, request: ErasureRequest): Promise<ErasureOutcome>;
+  /** The erasure ledger, oldest first: one Store's entries (deleted Stores' too, by id), or all. */
+  listErasures(storeId?: string): Promise<ErasureRecord[]>;
+  /**
+   * Applies again a ledger entry the storage does not hold (data restored from before it): erases
+   * the Store's agents whose salted hash the entry holds and keeps the entry as recorded. Null when
+   * the ledger holds it already, or its Store is not there.
+   */
+  reapplyErasure(entry: ErasureRecord): Promise<ErasureCounts | null>;
+  /** One step of the Store's retention: at most RETENTION_STEP_ROWS rows of each kind older than its cutoff. */
+  retentionStep(storeId: string, cutoffs: RetentionCutoffs): Promise<RetentionStepResult>;
 
   // Console: statistics and maintenance (the Ingestion and Stores screens of the admin console)
   /**

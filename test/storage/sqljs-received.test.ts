@@ -43,7 +43,7 @@ describe('statements as received in sql.js', () => {
     const older = makeStatement({ storedAt: 1 });
     await first.insertStatements(store.id, [older]);
     await first.close();
-    await rewriteSnapshot(dir, 'ALTER TABLE statements DROP COLUMN received; ALTER TABLE statements DROP COLUMN lrs_added');
+    await rewriteSnapshot(dir, 'DROP INDEX statements_received; ALTER TABLE statements DROP COLUMN received; ALTER TABLE statements DROP COLUMN lrs_added');
 
     const reopened = await openIn(dir);
     const newer = { ...makeStatement({ storedAt: 2 }), lrsAdded: ['stored' as const], received: { as: 'sent' } };

@@ -11,8 +11,10 @@ import { StatusBadge } from '../../ui/StatusBadge';
 import { useSendTestStatement } from './mutations';
 import { useStores } from './queries';
 import { CreateStoreModal, DestructiveStoreModal, RenameStoreModal } from './StoreDialogs';
+import { EraseLearnerModal } from './EraseLearnerDialog';
+import { RetentionModal } from './RetentionDialog';
 
-type Dialog = { kind: 'rename' | 'empty' | 'delete'; store: StoreSummaryView } | null;
+type Dialog = { kind: 'rename' | 'retention' | 'erase' | 'empty' | 'delete'; store: StoreSummaryView } | null;
 
 const column = createColumnHelper<StoreSummaryView>();
 
@@ -101,6 +103,10 @@ export function StoresScreen() {
                 </Menu.Target>
                 <Menu.Dropdown>
                   <Menu.Item onClick={() => setDialog({ kind: 'rename', store })}>Rename</Menu.Item>
+                  <Menu.Item onClick={() => setDialog({ kind: 'retention', store })}>Retention…</Menu.Item>
+                  <Menu.Item color="red" onClick={() => setDialog({ kind: 'erase', store })}>
+                    Forget a learner…
+                  </Menu.Item>
                   <Menu.Item onClick={() => setDialog({ kind: 'empty', store })}>Empty…</Menu.Item>
                   <Menu.Item color="red" onClick={() => setDialog({ kind: 'delete', store })}>
                     Delete…
@@ -158,6 +164,14 @@ export function StoresScreen() {
         }}
       />
       {dialog?.kind === 'rename' && <RenameStoreModal store={dialog.store} onClose={() => setDialog(null)} onDone={() => done('Store renamed.')} />}
+      {dialog?.kind === 'retention' && <RetentionModal store={dialog.store} onClose={() => setDialog(null)} onDone={() => done(`Retention of ${dialog.store.slug} saved.`)} />}
+      {dialog?.kind === 'erase' && (
+        <EraseLearnerModal
+          store={dialog.store}
+          onClose={() => setDialog(null)}
+          onDone={(counts) => done(`Learner erased from ${dialog.store.slug}: ${counts.statements} statements, ${counts.stateDocuments + counts.agentProfileDocuments} documents, ${counts.rejections} rejected entries.`)}
+        />
+      )}
       {(dialog?.kind === 'empty' || dialog?.kind === 'delete') && (
         <DestructiveStoreModal
           store={dialog.store}

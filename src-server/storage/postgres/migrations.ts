@@ -287,6 +287,22 @@ CREATE TABLE explorer_name_words (
   PRIMARY KEY (store_num, kind, word, value) INCLUDE (search)
 );
 `,
+  // Forgetting a learner and a Store's retention (erasure.ts): the erasure ledger (by Store id: an
+  // entry outlives its Store), the Store's retention settings, and an index of the few statements
+  // that keep a copy as received, which an erasure reads.
+  `
+CREATE TABLE erasures (
+  id text PRIMARY KEY,
+  store_id text NOT NULL,
+  at text NOT NULL,
+  salt text NOT NULL,
+  ifi_hashes text NOT NULL,
+  counts text NOT NULL
+);
+CREATE INDEX erasures_store ON erasures (store_id, at);
+ALTER TABLE stores ADD COLUMN retention text;
+CREATE INDEX statements_received ON statements (store_num, seq) WHERE received IS NOT NULL;
+`,
 ];
 
 /**

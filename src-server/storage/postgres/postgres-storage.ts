@@ -91,6 +91,8 @@ import { consistentThrough, settledSeq } from './record-seq';
 import { ProcessRegistry } from './process-registry';
 import { StampWatermark } from './stamp-watermark';
 import { pruneLogs } from './retention';
+import type { ErasureCounts, ErasureOutcome, ErasureRecord, ErasureRequest, RetentionCutoffs, RetentionStepResult } from '../erasure';
+import { eraseAgentsTx, listErasureRows, reapplyErasureTx, retentionStepTx } from './erasure';
 import { insertRefusalRows, listRefusalRows, SERVICE_WIDE } from './refusals';
 import { insertStatementRows } from './statement-writes';
 import { findAttachmentRows, findStatementRow, queryStatementRows } from './statement-reads';
@@ -490,6 +492,24 @@ export class PostgresStorage implements Storage {
   }
 
   // Console: statistics and maintenance (ingestion.ts, records.ts)
+
+  // Forgetting a learner and a Store's retention (erasure.ts)
+
+  eraseAgents(storeId: string, request: ErasureRequest): Promise<ErasureOutcome> {
+    return this.write((tx) => eraseAgentsTx(tx, storeId, request));
+  }
+
+  listErasures(storeId?: string): Promise<ErasureRecord[]> {
+    return listErasureRows(this.db, storeId);
+  }
+
+  reapplyErasure(entry: ErasureRecord): Promise<ErasureCounts | null> {
+    return this.write((tx) => reapplyErasureTx(tx, entry));
+  }
+
+  retentionStep(storeId: string, cutoffs: RetentionCutoffs): Promise<RetentionStepResult> {
+    return this.write((tx) => retentionStepTx(tx, storeId, cutoffs));
+  }
 
   async emptyStore(storeId: string): Promise<void> {
     await this.write(async (tx) => {

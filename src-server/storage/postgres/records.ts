@@ -6,9 +6,9 @@ import type { ApiKeyPatch, ApiKeyRecord, StoreRecord } from '../storage';
 import { StorageDuplicateError, StorageNotFoundError } from '../errors';
 import type { PostgresDatabase, Tx } from './database';
 
-export type StorePatch = Partial<Pick<StoreRecord, 'name' | 'updatedAt' | 'limits'>>;
+export type StorePatch = Partial<Pick<StoreRecord, 'name' | 'updatedAt' | 'limits' | 'retention'>>;
 
-const STORE_COLUMNS = 'num, id, slug, name, environment, created_at, updated_at, limits';
+const STORE_COLUMNS = 'num, id, slug, name, environment, created_at, updated_at, limits, retention';
 const KEY_COLUMNS = 'id, store_id, name, secret_hash, scopes, environment, created_at, last_used_at, expires_at, revoked_at, replaced_by';
 
 interface StoreRow {
@@ -20,6 +20,7 @@ interface StoreRow {
   created_at: string;
   updated_at: string;
   limits: string | null;
+  retention: string | null;
 }
 
 interface KeyRow {
@@ -70,6 +71,7 @@ function toStore(row: StoreRow): StoreRecord {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     ...(row.limits !== null ? { limits: JSON.parse(row.limits) as StoreRecord['limits'] } : {}),
+    ...(row.retention !== null ? { retention: JSON.parse(row.retention) as StoreRecord['retention'] } : {}),
   };
 }
 
@@ -99,8 +101,8 @@ export async function insertStoreRow(db: PostgresDatabase, store: StoreRecord, i
     if (rows.length > 0) throw new StorageDuplicateError('slug_taken', `the slug ${store.slug} is taken`);
     // Two processes creating the same slug at once: the unique index decides, the retry reports it.
     await tx.query(
-      'INSERT INTO stores (id, slug, name, environment, created_at, updated_at, limits) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-      [store.id, store.slug, store.name, store.environment, store.createdAt, store.updatedAt, limitsColumn(store.limits)],
+      'INSERT INTO stores (id, slug, name, environment, created_at, updated_at, limits, retention) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+      [store.id, store.slug, store.name, store.environment, store.createdAt, store.updatedAt, limitsColumn(store.limits), store.retention === undefined ? null : JSON.stringify(store.retention)],
     );
     await inTransaction(tx);
   });
@@ -120,8 +122,17 @@ export async function updateStoreRow(db: PostgresDatabase, id: string, patch: St
   await db.transaction(async (tx) => {
     const { rowCount } = await tx.query(
       `UPDATE stores SET name = coalesce($2, name), updated_at = coalesce($3, updated_at),
-         limits = CASE WHEN $4::boolean THEN $5 ELSE limits END WHERE id = $1`,
-      [id, patch.name ?? null, patch.updatedAt ?? null, patch.limits !== undefined, limitsColumn(patch.limits)],
+         limits = CASE WHEN $4::boolean THEN $5 ELSE limits END,
+         retention = CASE WHEN $6::boolean THEN $7 ELSE retention END WHERE id = $1`,
+      [
+        id,
+        patch.name ?? null,
+        patch.updatedAt ?? null,
+        patch.limits !== undefined,
+        limitsColumn(patch.limits),
+        patch.retention !== undefined,
+        patch.retention === undefined ? null : JSON.stringify(patch.retention),
+      ],
     );
     if (rowCount === 0) throw new StorageNotFoundError('store_not_found', `no Store with id ${id}`);
     await inTransaction(tx);

@@ -24,6 +24,10 @@ import { applyRefusalOp } from './refusals';
 import type { RefusalOp } from './refusals';
 import type { PruneRejectionsOp } from './retention';
 import type { StoreOp } from './stores';
+import { applyEraseAgents } from './erasure';
+import type { EraseAgentsOp } from './erasure';
+import { applyRetainRecords } from './store-retention';
+import type { RetainRecordsOp } from './store-retention';
 
 export type Op =
   /** insertStore, updateStore, deleteStore (stores.ts). */
@@ -43,6 +47,10 @@ export type Op =
   | RefusalOp
   /** The Test Bench's packages and launches (bench.ts). */
   | BenchOp
+  /** Forgetting a learner, with its ledger entry (erasure.ts). */
+  | EraseAgentsOp
+  /** A step of a Store's retention of statements, rejections and refusals (store-retention.ts). */
+  | RetainRecordsOp
   | LostRecordsOp;
 
 /**
@@ -121,6 +129,12 @@ export function applyOp(state: ApplyState, op: Op): void {
     case 'redeemLaunchFetch':
     case 'insertDocumentWrite':
       applyBenchOp(state, op);
+      return;
+    case 'eraseAgents':
+      applyEraseAgents(state, op);
+      return;
+    case 'retainRecords':
+      applyRetainRecords(state, op);
       return;
     case 'lostRecords':
       return;

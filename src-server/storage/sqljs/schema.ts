@@ -9,6 +9,7 @@
 import { ensureActivitiesTable } from './activities';
 import { ensureBenchTables } from './bench';
 import { ensureDocumentSchema } from './documents';
+import { ensureErasureTables } from './erasure';
 import { ensureNameTables } from './explorer-names';
 import { ensureIngestionTables } from './ingestion';
 import { ensureReceivedColumns } from './received';
@@ -131,6 +132,7 @@ export function ensureSchema(sql: Sql): Meta {
   ensureRefusalsTable(sql); // the log of refused requests
   ensureBenchTables(sql); // the Test Bench's packages and launches
   ensureNameTables(sql); // the Explorer's names (after the term tables: it fills itself from them)
+  ensureErasureTables(sql); // the erasure ledger
   return meta;
 }
 

@@ -75,6 +75,10 @@ import {
   upsertDocumentOp,
 } from './documents';
 import { DurableDatabase } from './durable-database';
+import type { ErasureCounts, ErasureOutcome, ErasureRecord, ErasureRequest, RetentionCutoffs, RetentionStepResult } from '../erasure';
+import { eraseAgentsOn, reapplyErasureOn, reconcileErasureLedger, retentionStepOn } from './erasure-runner';
+import { listErasureRows } from './erasure';
+import { appendErasureLedgerFile } from './erasure-ledger-file';
 import type { SqljsStorageOptions } from './durable-database';
 import { searchExplorerRows } from './explorer';
 import { lookupNameRows, matchNameRows } from './explorer-names';
@@ -108,6 +112,11 @@ const EMPTY_INGESTION: IngestionStats = { series: [], totals: { accepted: 0, voi
 /** Opens (creating when needed) the data directory: lock, snapshot, journal replay. */
 export async function openSqljsStorage(options: SqljsStorageOptions): Promise<SqljsStorage> {
   const db = await DurableDatabase.open(options);
+  // Erasures recorded after the image this data was restored from are applied again (erasure-runner.ts).
+  await reconcileErasureLedger(db, options.log ?? (() => {})).catch(async (err: unknown) => {
+    await db.close();
+    throw err;
+  });
   // Package files without a record: an import a crash cut short, a Store deleted meanwhile.
   const kept = listedPackageFolders(db.sql);
   await new PackageFiles(packagesDir(db.dataDir)).sweep((storeId, packageId) => kept.has(`${storeId}/${packageId}`));
@@ -404,6 +413,27 @@ export class SqljsStorage implements Storage {
     for (const storeNum of [SERVICE_WIDE, ...this.db.state.storeNums.values()]) {
       await pruneStepwise(this.db, () => planPruneRefusals(this.db.sql, storeNum, bounds, nowMs));
     }
+  }
+
+  // Forgetting a learner and a Store's retention (erasure.ts, store-retention.ts, erasure-runner.ts)
+
+  async eraseAgents(storeId: string, request: ErasureRequest): Promise<ErasureOutcome> {
+    return eraseAgentsOn(this.db, storeId, request);
+  }
+
+  async listErasures(storeId?: string): Promise<ErasureRecord[]> {
+    this.db.assertOpen();
+    return listErasureRows(this.db.sql, storeId);
+  }
+
+  async reapplyErasure(entry: ErasureRecord): Promise<ErasureCounts | null> {
+    const counts = await reapplyErasureOn(this.db, entry);
+    if (counts !== null) await appendErasureLedgerFile(this.dataDir, [entry]);
+    return counts;
+  }
+
+  async retentionStep(storeId: string, cutoffs: RetentionCutoffs): Promise<RetentionStepResult> {
+    return retentionStepOn(this.db, storeId, cutoffs);
   }
 
   // Test Bench: packages and launches (bench.ts), package files (package-files.ts)

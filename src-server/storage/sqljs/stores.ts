@@ -11,7 +11,7 @@ import { applyPatch, definedFields } from './patches';
 import type { PatchColumns } from './patches';
 import type { Row, Sql } from './sql';
 
-export type StorePatch = Partial<Pick<StoreRecord, 'name' | 'updatedAt' | 'limits'>>;
+export type StorePatch = Partial<Pick<StoreRecord, 'name' | 'updatedAt' | 'limits' | 'retention'>>;
 
 export type StoreOp =
   | { t: 'insertStore'; num: number; store: StoreRecord }
@@ -19,8 +19,8 @@ export type StoreOp =
   /** The Store with every row it owns and its API keys. */
   | { t: 'deleteStore'; id: string };
 
-const SELECT_COLUMNS = 'id, slug, name, environment, created_at, updated_at, limits';
-const PATCH_COLUMNS: PatchColumns<StorePatch> = { name: 'name', updatedAt: 'updated_at', limits: 'limits' };
+const SELECT_COLUMNS = 'id, slug, name, environment, created_at, updated_at, limits, retention';
+const PATCH_COLUMNS: PatchColumns<StorePatch> = { name: 'name', updatedAt: 'updated_at', limits: 'limits', retention: 'retention' };
 
 /**
  * A Store's own limits (src-server/limits/service-limits.ts) are one nullable JSON column, added at open when
@@ -30,6 +30,12 @@ const PATCH_COLUMNS: PatchColumns<StorePatch> = { name: 'name', updatedAt: 'upda
 export function ensureStoreLimitsColumn(sql: Sql): void {
   const columns = new Set(sql.all("SELECT name FROM pragma_table_info('stores')").map(([name]) => name as string));
   if (!columns.has('limits')) sql.db.exec('ALTER TABLE stores ADD COLUMN limits TEXT');
+  // A Store's retention (limits/store-retention.ts), JSON like the limits; NULL: as the service does.
+  if (!columns.has('retention')) sql.db.exec('ALTER TABLE stores ADD COLUMN retention TEXT');
+}
+
+function retentionColumn(retention: StoreRecord['retention']): string | null {
+  return retention === undefined ? null : JSON.stringify(retention);
 }
 
 function limitsColumn(limits: StoreRecord['limits']): string | null {
@@ -73,18 +79,19 @@ export function applyStoreOp(state: ApplyState, op: StoreOp): void {
     case 'insertStore': {
       const s = op.store;
       sql.run(
-        'INSERT INTO stores (num, id, slug, name, environment, created_at, updated_at, limits) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-        [op.num, s.id, s.slug, s.name, s.environment, s.createdAt, s.updatedAt, limitsColumn(s.limits)],
+        'INSERT INTO stores (num, id, slug, name, environment, created_at, updated_at, limits, retention) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        [op.num, s.id, s.slug, s.name, s.environment, s.createdAt, s.updatedAt, limitsColumn(s.limits), retentionColumn(s.retention)],
       );
       state.storeNums.set(s.id, op.num);
       state.counts.set(op.num, { statements: 0, rejections: 0 });
       return;
     }
     case 'updateStore': {
-      const { limits, ...rest } = op.patch;
+      const { limits, retention, ...rest } = op.patch;
       applyPatch(sql, 'stores', PATCH_COLUMNS, op.id, rest);
       // JSON text, not a value a column binds as is.
       if (limits !== undefined) sql.run('UPDATE stores SET limits = ? WHERE id = ?', [limitsColumn(limits), op.id]);
+      if (retention !== undefined) sql.run('UPDATE stores SET retention = ? WHERE id = ?', [retentionColumn(retention), op.id]);
       return;
     }
     case 'deleteStore': {
@@ -136,6 +143,7 @@ function pickStore(s: StoreRecord): StoreRecord {
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
     ...(s.limits !== undefined && Object.keys(s.limits).length > 0 ? { limits: { ...s.limits } } : {}),
+    ...(s.retention !== undefined ? { retention: { ...s.retention } } : {}),
   };
 }
 
@@ -148,5 +156,6 @@ function toStore(row: Row): StoreRecord {
     createdAt: row[4] as string,
     updatedAt: row[5] as string,
     ...(typeof row[6] === 'string' ? { limits: JSON.parse(row[6]) as StoreRecord['limits'] } : {}),
+    ...(typeof row[7] === 'string' ? { retention: JSON.parse(row[7]) as StoreRecord['retention'] } : {}),
   };
 }
