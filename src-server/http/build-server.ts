@@ -60,6 +60,9 @@ import { AttemptDocumentLog } from '../bench/document-writes';
 import { LmsReactions } from '../bench/lms-reactions';
 import benchRoutes from './routes/admin/bench';
 import benchContentRoutes from './routes/bench-content';
+// Forwarding: the Store's statements sent on to another LRS or a webhook (docs/forwarding.md).
+import type { ForwardingWorker } from '../admin/forwarding-worker';
+import forwarderRoutes from './routes/admin/forwarders';
 
 export interface ServerOptions {
   storage: Storage;
@@ -102,6 +105,11 @@ export interface ServerOptions {
   trustProxy?: string[];
   /** The service's live events; default: a bus of its own (tests pass one to watch it). */
   events?: LiveEventBus;
+  /**
+   * The service's forwarding worker (admin/forwarding-worker.ts), started and stopped by the
+   * service: told what is recorded and what admins change. Absent: forwarders are kept, not delivered.
+   */
+  forwarding?: ForwardingWorker;
 }
 
 /** Default request body limit: far above any real statement batch, far below memory trouble. */
@@ -148,6 +156,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     announceStatements: (...args: Parameters<LiveEventBus['announceStatements']>) => {
       events.announceStatements(...args);
       lms.announceStatements(...args);
+      options.forwarding?.announceStatements(args[0]);
     },
     announceRejections: (...args: Parameters<LiveEventBus['announceRejections']>) => events.announceRejections(...args),
   };
@@ -205,6 +214,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
       await admin.register(backupRoutes, { ...adminDeps, dir: options.backupDir ?? tmpdir() }); // POST /backups: a download of the database
       await admin.register(refusalRoutes, { ...adminDeps, recorder: refusals });
       await admin.register(benchRoutes, { bench, publicUrl });
+      await admin.register(forwarderRoutes, { storage: options.storage, ...(options.forwarding ? { forwarding: options.forwarding } : {}) });
     },
     { prefix: '/admin/api' },
   );

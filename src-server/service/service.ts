@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { resolveAdminToken, resolveSharedAdminToken } from '../admin/admin-token';
 import { BackupSchedule } from '../admin/backup-schedule';
+import { ForwardingWorker, type ForwardingTiming } from '../admin/forwarding-worker';
 import type { ServiceConfig } from './config';
 import { buildServer } from '../http/build-server';
 import { LIMIT_DEFAULTS, rejectedRetentionFor } from '../limits/service-limits';
@@ -28,6 +29,28 @@ export interface StartOptions {
   wasmPath?: string;
   /** Journal size that triggers a snapshot; default LORE_SNAPSHOT_THRESHOLD_BYTES, else the storage's (64 MiB). */
   snapshotThresholdBytes?: number;
+  /** Forwarding's retry delays and timers; default LORE_FORWARDING_* (forwardingTimingFromEnv), else the worker's. */
+  forwardingTiming?: Partial<ForwardingTiming>;
+}
+
+/**
+ * Hooks for tests (not user settings): LORE_FORWARDING_RETRY_BASE_MS, LORE_FORWARDING_RETRY_MAX_MS
+ * and LORE_FORWARDING_GIVE_UP_MS shorten forwarding's retries (1 s doubling to 10 min, for 24 h),
+ * so a test sees a batch retried and given up on in seconds.
+ */
+export function forwardingTimingFromEnv(env: NodeJS.ProcessEnv): Partial<ForwardingTiming> {
+  const timing: Partial<ForwardingTiming> = {};
+  const read = (name: string, key: keyof ForwardingTiming) => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return;
+    const ms = Number(raw);
+    if (!Number.isSafeInteger(ms) || ms <= 0) throw new Error(`${name} must be a whole number of milliseconds above 0, got "${raw}"`);
+    timing[key] = ms;
+  };
+  read('LORE_FORWARDING_RETRY_BASE_MS', 'retryBaseMs');
+  read('LORE_FORWARDING_RETRY_MAX_MS', 'retryMaxMs');
+  read('LORE_FORWARDING_GIVE_UP_MS', 'giveUpMs');
+  return timing;
 }
 
 /**
@@ -94,7 +117,10 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     let publicUrl = config.publicUrl ?? '';
     const backupStatus: { current: BackupSchedule | null } = { current: null };
     const listening: { url?: string; port?: number } = {};
+    // Forwarding (admin/forwarding-worker.ts): delivers once the service listens, stops before it closes.
+    const forwarding = new ForwardingWorker({ storage, log, timing: options.forwardingTiming ?? forwardingTimingFromEnv(process.env) });
     const app = buildServer({
+      forwarding,
       storage,
       adminToken: adminToken.check,
       publicUrl: () => publicUrl,
@@ -125,6 +151,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     if (!config.publicUrl) publicUrl = url;
     adminToken.keep();
     await backupSchedule?.start();
+    forwarding.start();
 
     let stopping: Promise<void> | null = null;
     return {
@@ -135,6 +162,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
         stopping ??= (async () => {
           const started = performance.now();
           await backupSchedule?.stop();
+          await forwarding.stop();
           await app.close();
           const requestsDoneMs = performance.now() - started;
           await storage.close();

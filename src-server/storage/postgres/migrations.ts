@@ -15,6 +15,7 @@
  */
 import type { Tx } from './database';
 import { fillExplorerNames } from './explorer-names';
+import { FORWARDERS_MIGRATION } from './forwarders';
 import type { PostgresDatabase } from './database';
 
 /** Append only: a released migration is never edited. Its index + 1 is its version. */
@@ -287,6 +288,8 @@ CREATE TABLE explorer_name_words (
   PRIMARY KEY (store_num, kind, word, value) INCLUDE (search)
 );
 `,
+  // Forwarders, their cursors and leases, and their dead letters (forwarders.ts).
+  FORWARDERS_MIGRATION,
 ];
 
 /**

@@ -24,6 +24,8 @@ import { applyRefusalOp } from './refusals';
 import type { RefusalOp } from './refusals';
 import type { PruneRejectionsOp } from './retention';
 import type { StoreOp } from './stores';
+import { applyForwarderOp } from './forwarders';
+import type { ForwarderOp } from './forwarders';
 
 export type Op =
   /** insertStore, updateStore, deleteStore (stores.ts). */
@@ -43,6 +45,8 @@ export type Op =
   | RefusalOp
   /** The Test Bench's packages and launches (bench.ts). */
   | BenchOp
+  /** Forwarders, their cursors and dead letters (forwarders.ts). */
+  | ForwarderOp
   | LostRecordsOp;
 
 /**
@@ -121,6 +125,13 @@ export function applyOp(state: ApplyState, op: Op): void {
     case 'redeemLaunchFetch':
     case 'insertDocumentWrite':
       applyBenchOp(state, op);
+      return;
+    case 'insertForwarder':
+    case 'updateForwarder':
+    case 'settleForwarderBatch':
+    case 'deleteForwarder':
+    case 'requeueDeadLetters':
+      applyForwarderOp(state, op);
       return;
     case 'lostRecords':
       return;

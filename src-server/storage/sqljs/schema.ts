@@ -8,6 +8,7 @@
  */
 import { ensureActivitiesTable } from './activities';
 import { ensureBenchTables } from './bench';
+import { ensureForwarderTables } from './forwarders';
 import { ensureDocumentSchema } from './documents';
 import { ensureNameTables } from './explorer-names';
 import { ensureIngestionTables } from './ingestion';
@@ -131,6 +132,7 @@ export function ensureSchema(sql: Sql): Meta {
   ensureRefusalsTable(sql); // the log of refused requests
   ensureBenchTables(sql); // the Test Bench's packages and launches
   ensureNameTables(sql); // the Explorer's names (after the term tables: it fills itself from them)
+  ensureForwarderTables(sql); // forwarders, their cursors and dead letters
   return meta;
 }
 
