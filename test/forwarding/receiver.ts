@@ -15,9 +15,12 @@ export interface ReceivedBatch {
 }
 
 export class TestReceiver {
+  /** The batches acknowledged (answered 2xx). */
   readonly batches: ReceivedBatch[] = [];
-  /** What to answer: a status (2xx acknowledges), or a function of the batch. */
-  answer: number | ((batch: ReceivedBatch) => number) = 200;
+  /** Every batch that arrived, answered or not. */
+  readonly arrived: ReceivedBatch[] = [];
+  /** What to answer: a status (2xx acknowledges), a function of the batch, or `hang`: no answer at all. */
+  answer: number | 'hang' | ((batch: ReceivedBatch) => number) = 200;
   private server: Server | null = null;
   private port = 0;
 
@@ -36,6 +39,8 @@ export class TestReceiver {
         const parsed = JSON.parse(body) as { statements: Array<{ id: string }> } | Array<{ id: string }>;
         const statements = Array.isArray(parsed) ? parsed : parsed.statements;
         const batch: ReceivedBatch = { ids: statements.map((s) => s.id), signed: this.checkSignature(request, body), headers: request.headers, body };
+        this.arrived.push(batch);
+        if (this.answer === 'hang') return;
         const status = typeof this.answer === 'number' ? this.answer : this.answer(batch);
         if (status >= 200 && status < 300) this.batches.push(batch);
         response.writeHead(status, { 'content-type': 'application/json' }).end(status < 300 ? '{}' : '{"error":"not now"}');
