@@ -17,7 +17,7 @@ export interface ForwardingWake {
  * AUDIT: every admin action on a forwarder passes here, once it is done. The audit log records
  * them from this one place (create, pause, resume, delete, redeliver); never the secret.
  */
-export type ForwarderAction =
+type ForwarderAction =
   | { action: 'forwarder.create' | 'forwarder.pause' | 'forwarder.resume' | 'forwarder.delete'; store: StoreRecord; forwarderId: string }
   | { action: 'forwarder.redeliver'; store: StoreRecord; forwarderId: string; deadLetters: number };
 

@@ -19,7 +19,7 @@ export type DeliveryOutcome = { kind: 'delivered' } | { kind: 'retry' | 'refused
  */
 const REFUSED = new Set([400, 409, 413, 422]);
 
-export const SIGNATURE_HEADER = 'Lore-Signature';
+const SIGNATURE_HEADER = 'Lore-Signature';
 
 /** The Lore-Signature header's value for `body` sent at `unixSeconds`. */
 export function webhookSignature(secret: string, unixSeconds: number, body: string): string {
@@ -52,7 +52,7 @@ function xapiVersion(statements: readonly ForwardableStatement[]): string {
   return statements.some((statement) => /"version"\s*:\s*"2\./.test(statement.statementJson)) ? '2.0.0' : '1.0.3';
 }
 
-export function statementsUrl(endpoint: string): string {
+function statementsUrl(endpoint: string): string {
   return `${endpoint.replace(/\/+$/, '')}/statements`;
 }
 

@@ -29,7 +29,7 @@ export interface ForwardingTiming {
   requestTimeoutMs: number;
 }
 
-export const DEFAULT_FORWARDING_TIMING: ForwardingTiming = {
+const DEFAULT_FORWARDING_TIMING: ForwardingTiming = {
   retryBaseMs: 1_000,
   retryMaxMs: 10 * 60_000,
   giveUpMs: 24 * 60 * 60_000,

@@ -38,7 +38,7 @@ export interface StartOptions {
  * and LORE_FORWARDING_GIVE_UP_MS shorten forwarding's retries (1 s doubling to 10 min, for 24 h),
  * so a test sees a batch retried and given up on in seconds.
  */
-export function forwardingTimingFromEnv(env: NodeJS.ProcessEnv): Partial<ForwardingTiming> {
+function forwardingTimingFromEnv(env: NodeJS.ProcessEnv): Partial<ForwardingTiming> {
   const timing: Partial<ForwardingTiming> = {};
   const read = (name: string, key: keyof ForwardingTiming) => {
     const raw = env[name];

@@ -6,7 +6,7 @@
  * which an admin can queue again. docs/forwarding.md says why and how.
  */
 
-export type ForwarderKind = 'webhook' | 'xapi';
+type ForwarderKind = 'webhook' | 'xapi';
 
 /** Which statements a forwarder sends; every member given must match. */
 export interface ForwarderFilter {

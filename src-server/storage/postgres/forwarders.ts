@@ -14,6 +14,7 @@ import type {
   ForwarderSettlement,
 } from '../forwarders';
 import { settledRecord } from '../forwarders';
+import { StorageNotFoundError } from '../errors';
 import type { PostgresDatabase } from './database';
 import { settledSeq } from './record-seq';
 
@@ -53,7 +54,7 @@ export class PostgresForwarders {
 
   async insert(record: ForwarderRecord): Promise<void> {
     const num = await this.storeNum(record.storeId);
-    if (num === null) throw new Error(`no Store with id ${record.storeId}`);
+    if (num === null) throw new StorageNotFoundError('store_not_found', `no Store with id ${record.storeId}`);
     await this.db.query('INSERT INTO forwarders (store_num, id, record) VALUES ($1, $2, $3)', [num, record.id, JSON.stringify(record)]);
   }
 
