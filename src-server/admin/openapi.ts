@@ -149,7 +149,7 @@ export function buildOpenApiDocument(options: { version: string; serverUrl?: str
     info: {
       title: 'Lore LRS admin API',
       version: options.version,
-      description: 'Stores, API keys, the Statement Explorer, refusal logs, ingestion statistics, live events, backups and service status.',
+      description: 'Stores, API keys, the Statement Explorer, refusal logs, ingestion statistics, live events, backups, forwarding and service status.',
     },
     ...(options.serverUrl ? { servers: [{ url: options.serverUrl }] } : {}),
     paths,
