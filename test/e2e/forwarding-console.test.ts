@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { TestReceiver, waitFor } from '../forwarding/receiver';
-import { ADMIN_TOKEN, XAPI_HEADERS, basic, buildConsole, findChromium, startConsoleHarness, statement, type ConsoleHarness } from './console-harness';
+import { ADMIN_TOKEN, XAPI_HEADERS, SCREENS_DIR, basic, buildConsole, findChromium, startConsoleHarness, statement, type ConsoleHarness } from './console-harness';
 
 const chromiumPath = findChromium();
 const SECRET = 'console-webhook-secret-01234';
@@ -63,6 +63,7 @@ describe.skipIf(!chromiumPath)('forwarding in the console', () => {
     // Live: the screen follows the Store's statements, no reload.
     await table.getByTestId('delivered').waitFor({ timeout: 10_000 });
     await expect.poll(() => table.getByTestId('pending').innerText(), { timeout: 10_000 }).toBe('0');
+    await page.screenshot({ path: `${SCREENS_DIR}/forwarding.png`, fullPage: true, animations: 'disabled' });
   });
 
   it('shows a refused statement as a dead letter and redelivers it', async () => {
@@ -74,6 +75,8 @@ describe.skipIf(!chromiumPath)('forwarding in the console', () => {
     receiver.answer = 200;
     await deadLetters.click();
     await page.getByText('1 statement(s)').waitFor();
+    await page.getByRole('dialog').getByText(id).waitFor();
+    await page.screenshot({ path: `${SCREENS_DIR}/forwarding-dead-letters.png`, fullPage: true, animations: 'disabled' });
     await page.getByRole('button', { name: 'Redeliver all' }).click();
     await waitFor(() => receiver.ids.includes(id), 'the redelivered statement');
     await deadLetters.waitFor({ state: 'detached', timeout: 10_000 });
@@ -84,6 +87,7 @@ describe.skipIf(!chromiumPath)('forwarding in the console', () => {
     await table.getByRole('button', { name: 'Pause' }).click();
     await table.getByText('(paused)').waitFor();
     await table.getByRole('button', { name: `Delete ${receiver.url}` }).click();
+    await page.getByRole('dialog', { name: 'Delete this destination?' }).getByRole('button', { name: 'Delete' }).click();
     await page.getByText('No destinations yet').waitFor();
   });
 

@@ -16,6 +16,7 @@ export function ForwardingScreen({ store, onStoreChange }: { store: string | und
   const forwarders = useForwarders(selectedStore ? selected : undefined);
   const [creating, setCreating] = useState(false);
   const [letters, setLetters] = useState<ForwarderView | null>(null);
+  const [deleting, setDeleting] = useState<ForwarderView | null>(null);
   const update = useUpdateForwarder();
   const remove = useDeleteForwarder();
 
@@ -108,7 +109,7 @@ export function ForwardingScreen({ store, onStoreChange }: { store: string | und
                     <Button size="xs" variant="light" onClick={() => void act(update.run({ slug: selected, id: f.id, paused: !f.paused }))}>
                       {f.paused ? 'Resume' : 'Pause'}
                     </Button>
-                    <Button size="xs" variant="light" color="red" aria-label={`Delete ${f.url}`} onClick={() => void act(remove.run({ slug: selected, id: f.id }))}>
+                    <Button size="xs" variant="light" color="red" aria-label={`Delete ${f.url}`} onClick={() => setDeleting(f)}>
                       Delete
                     </Button>
                   </Group>
@@ -127,6 +128,31 @@ export function ForwardingScreen({ store, onStoreChange }: { store: string | und
             forwarders.reload();
           }}
         />
+      )}
+      {selected && deleting && (
+        <Modal opened onClose={() => setDeleting(null)} title="Delete this destination?">
+          <Stack>
+            <Text size="sm">
+              Nothing more is sent to <Code>{deleting.url}</Code>; its {deleting.pending} pending statement(s) and {deleting.deadLetters} dead letter(s) are
+              forgotten. The statements stay in the Store.
+            </Text>
+            <Group justify="flex-end">
+              <Button variant="default" onClick={() => setDeleting(null)}>
+                Cancel
+              </Button>
+              <Button
+                color="red"
+                onClick={() => {
+                  const id = deleting.id;
+                  setDeleting(null);
+                  void act(remove.run({ slug: selected, id }));
+                }}
+              >
+                Delete
+              </Button>
+            </Group>
+          </Stack>
+        </Modal>
       )}
       {selected && letters && (
         <DeadLettersModal
@@ -222,6 +248,13 @@ function DeadLettersModal({ slug, forwarder, onClose }: { slug: string; forwarde
             </Text>
             <Text size="xs" c="red">
               {letter.error.message}
+            </Text>
+            <Text size="xs" c="dimmed">
+              {letter.statementIds.map((statementId) => (
+                <Code key={statementId} mr={4}>
+                  {statementId}
+                </Code>
+              ))}
             </Text>
           </div>
         ))}
