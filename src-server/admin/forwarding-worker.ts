@@ -25,7 +25,7 @@ export interface ForwardingTiming {
   idleMs: number;
   /** How long a process holds a forwarder between batches (PostgreSQL, several processes). */
   leaseMs: number;
-  /** How long the destination has to answer a batch. */
+  /** How long the destination has to answer a batch; at most half the lease, so that a batch ends while its lease holds. */
   requestTimeoutMs: number;
 }
 
@@ -87,7 +87,8 @@ export class ForwardingWorker implements ForwardingWake {
   constructor(options: ForwardingWorkerOptions) {
     this.storage = options.storage;
     this.log = options.log ?? (() => {});
-    this.timing = { ...DEFAULT_FORWARDING_TIMING, ...options.timing };
+    const timing = { ...DEFAULT_FORWARDING_TIMING, ...options.timing };
+    this.timing = { ...timing, requestTimeoutMs: Math.min(timing.requestTimeoutMs, Math.floor(timing.leaseMs / 2)) };
   }
 
   start(): void {
@@ -200,7 +201,11 @@ export class ForwardingWorker implements ForwardingWake {
         return;
       }
       // Several processes on one database: only the lease holder delivers this forwarder.
-      if (this.storage.leaseForwarder && !(await this.storage.leaseForwarder(id, this.owner, this.timing.leaseMs))) return;
+      // Another holds it: look again when its lease would have run out, had it died.
+      if (this.storage.leaseForwarder && !(await this.storage.leaseForwarder(id, this.owner, this.timing.leaseMs))) {
+        this.later(id, runner, this.timing.leaseMs);
+        return;
+      }
       const batch = await this.nextBatch(forwarder, runner);
       if (!batch) return;
       const lease = this.storage.leaseForwarder ? this.owner : undefined;

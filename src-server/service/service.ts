@@ -36,7 +36,8 @@ export interface StartOptions {
 /**
  * Hooks for tests (not user settings): LORE_FORWARDING_RETRY_BASE_MS, LORE_FORWARDING_RETRY_MAX_MS
  * and LORE_FORWARDING_GIVE_UP_MS shorten forwarding's retries (1 s doubling to 10 min, for 24 h),
- * so a test sees a batch retried and given up on in seconds.
+ * so a test sees a batch retried and given up on in seconds; LORE_FORWARDING_LEASE_MS the lease a
+ * process killed on PostgreSQL leaves behind (60 s).
  */
 function forwardingTimingFromEnv(env: NodeJS.ProcessEnv): Partial<ForwardingTiming> {
   const timing: Partial<ForwardingTiming> = {};
@@ -50,6 +51,7 @@ function forwardingTimingFromEnv(env: NodeJS.ProcessEnv): Partial<ForwardingTimi
   read('LORE_FORWARDING_RETRY_BASE_MS', 'retryBaseMs');
   read('LORE_FORWARDING_RETRY_MAX_MS', 'retryMaxMs');
   read('LORE_FORWARDING_GIVE_UP_MS', 'giveUpMs');
+  read('LORE_FORWARDING_LEASE_MS', 'leaseMs');
   return timing;
 }
 
