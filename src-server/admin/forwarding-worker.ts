@@ -148,6 +148,7 @@ export class ForwardingWorker implements ForwardingWake {
     this.storesWaking.add(storeId);
     setTimeout(() => {
       this.storesWaking.delete(storeId);
+      if (this.stopped) return;
       void this.storage
         .listForwarders(storeId)
         .then((records) => records.forEach((record) => this.wake(record.id)))
@@ -194,7 +195,13 @@ export class ForwardingWorker implements ForwardingWake {
     for (;;) {
       if (this.stopped) return;
       const forwarder = await this.storage.findForwarder(id);
-      if (!forwarder || forwarder.paused) return;
+      if (!forwarder) {
+        // Deleted: nothing of it is kept here either.
+        if (runner.timer) clearTimeout(runner.timer);
+        this.runners.delete(id);
+        return;
+      }
+      if (forwarder.paused) return;
       const now = Date.now();
       if (forwarder.nextAttemptAt !== null && Date.parse(forwarder.nextAttemptAt) > now) {
         this.later(id, runner, Date.parse(forwarder.nextAttemptAt) - now);
