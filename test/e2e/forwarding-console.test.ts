@@ -91,6 +91,22 @@ describe.skipIf(!chromiumPath)('forwarding in the console', () => {
     await page.getByText('No destinations yet').waitFor();
   });
 
+  it('adds a destination with a filter and shows it', async () => {
+    await page.getByRole('button', { name: 'Add destination' }).click();
+    await page.getByLabel('Webhook URL').fill(receiver.url);
+    await page.getByLabel('Signing secret').fill(SECRET);
+    await page.getByLabel('Only this Activity (optional)').fill('http://example.com/c');
+    await page.getByRole('dialog').getByLabel('Statements', { exact: true }).first().click({ timeout: 5_000 });
+    await page.getByRole('option', { name: 'Only those not voided' }).click({ timeout: 5_000 });
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    const table = page.getByRole('table', { name: 'Destinations' });
+    await table.getByText('only http://example.com/c, accepted').waitFor();
+    const before = receiver.ids.length;
+    const id = await send('alan@example.com');
+    await waitFor(() => receiver.ids.length > before, 'the statement through the filter');
+    expect(receiver.ids.at(-1)).toBe(id);
+  });
+
   it('raised no error in the page', () => {
     expect(h.pageErrors).toEqual([]);
   });

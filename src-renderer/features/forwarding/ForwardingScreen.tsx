@@ -1,4 +1,4 @@
-import { Alert, Anchor, Button, Code, Group, Modal, PasswordInput, SegmentedControl, Stack, Table, Text, TextInput, Title, Tooltip } from '@mantine/core';
+import { Alert, Anchor, Button, Code, Group, Modal, PasswordInput, SegmentedControl, Select, Stack, Table, Text, TextInput, Title, Tooltip } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import type { ForwarderView } from '../../../src-server/admin/contract';
 import { routeHref } from '../../routes';
@@ -72,6 +72,11 @@ export function ForwardingScreen({ store, onStoreChange }: { store: string | und
                     {f.kind === 'xapi' ? 'LRS' : 'Webhook'} {f.paused && <Text span c="orange">(paused)</Text>}
                   </Text>
                   <Code>{f.url}</Code>
+                  {f.filter && (
+                    <Text size="xs" c="dimmed">
+                      only {[f.filter.verb, f.filter.activity, f.filter.status].filter(Boolean).join(', ')}
+                    </Text>
+                  )}
                 </Table.Td>
                 <Table.Td>
                   {f.deliveredAt ? (
@@ -176,10 +181,17 @@ function CreateForwarderModal({ slug, onClose, onCreated }: { slug: string; onCl
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [verb, setVerb] = useState('');
+  const [activity, setActivity] = useState('');
+  const [status, setStatus] = useState<'any' | 'accepted' | 'voided'>('any');
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const filter = verb.trim() ? { filter: { verb: verb.trim() } } : {};
+    const chosen = {
+      ...(verb.trim() ? { verb: verb.trim() } : {}),
+      ...(activity.trim() ? { activity: activity.trim() } : {}),
+      ...(status === 'any' ? {} : { status }),
+    };
+    const filter = Object.keys(chosen).length > 0 ? { filter: chosen } : {};
     const credentials = kind === 'webhook' ? { secret } : { username, password };
     try {
       await create.run({ slug, kind, url, ...credentials, ...filter, from: 'now' });
@@ -211,6 +223,19 @@ function CreateForwarderModal({ slug, onClose, onCreated }: { slug: string; onCl
             </>
           )}
           <TextInput label="Only this verb (optional)" placeholder="http://adlnet.gov/expapi/verbs/completed" value={verb} onChange={(e) => setVerb(e.currentTarget.value)} />
+          <TextInput label="Only this Activity (optional)" placeholder="http://example.com/course/module-1" value={activity} onChange={(e) => setActivity(e.currentTarget.value)} />
+          <Select
+            label="Statements"
+            value={status}
+            onChange={(value) => setStatus((value ?? 'any') as 'any' | 'accepted' | 'voided')}
+            allowDeselect={false}
+            comboboxProps={{ withinPortal: true }}
+            data={[
+              { value: 'any', label: 'All, voided ones too' },
+              { value: 'accepted', label: 'Only those not voided' },
+              { value: 'voided', label: 'Only voided ones' },
+            ]}
+          />
           {create.error && (
             <Alert color="red" role="alert">
               {create.error.message}
