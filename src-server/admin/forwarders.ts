@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DeadLetterRecord, ForwarderRecord } from '../storage/forwarders';
+import { newForwarderRecord } from '../storage/forwarders';
 import type { Storage, StoreRecord } from '../storage/storage';
 import type { CreateForwarderInput, DeadLetterView, ForwarderView } from './contract';
 
@@ -29,7 +30,7 @@ export interface ForwarderDeps {
 }
 
 export async function createForwarder(deps: ForwarderDeps, store: StoreRecord, input: CreateForwarderInput, now = new Date()): Promise<ForwarderRecord> {
-  const record: ForwarderRecord = {
+  const record = newForwarderRecord({
     id: randomUUID(),
     storeId: store.id,
     kind: input.kind,
@@ -37,17 +38,10 @@ export async function createForwarder(deps: ForwarderDeps, store: StoreRecord, i
     username: input.kind === 'xapi' ? input.username! : null,
     secret: input.kind === 'xapi' ? input.password! : input.secret!,
     filter: input.filter && Object.keys(input.filter).length > 0 ? input.filter : null,
-    paused: false,
     createdAt: now.toISOString(),
     // `now`: the durable statements so far count as passed; `beginning`: none do.
     cursor: input.from === 'beginning' ? 0 : await deps.storage.currentSeq(),
-    cursorStored: null,
-    deliveredAt: null,
-    failingSince: null,
-    attempts: 0,
-    nextAttemptAt: null,
-    lastError: null,
-  };
+  });
   await deps.storage.insertForwarder(record);
   deps.recordAction?.({ action: 'forwarder.create', store, forwarderId: record.id });
   deps.forwarding?.wake(record.id);

@@ -144,3 +144,10 @@ export function settledRecord(record: ForwarderRecord, s: ForwarderSettlement): 
   else next.lastError = s.error;
   return next;
 }
+
+/** A new forwarder: not paused, nothing delivered, nothing failing. */
+export function newForwarderRecord(
+  fields: Pick<ForwarderRecord, 'id' | 'storeId' | 'kind' | 'url' | 'username' | 'secret' | 'filter' | 'createdAt' | 'cursor'>,
+): ForwarderRecord {
+  return { ...fields, paused: false, cursorStored: null, deliveredAt: null, failingSince: null, attempts: 0, nextAttemptAt: null, lastError: null };
+}

@@ -5,12 +5,12 @@
  * forwarder reads, and what emptying and deleting a Store do to them.
  */
 import { describe, expect, it } from 'vitest';
-import type { ForwarderRecord } from '../../src-server/storage/forwarders';
+import { newForwarderRecord, type ForwarderRecord } from '../../src-server/storage/forwarders';
 import { makeStatement, makeStore } from './rows';
 import type { ContractContext } from './storage-contract';
 
-function forwarder(storeId: string, overrides: Partial<ForwarderRecord> = {}): ForwarderRecord {
-  return {
+function forwarder(storeId: string): ForwarderRecord {
+  return newForwarderRecord({
     id: `f-${Math.random().toString(36).slice(2)}`,
     storeId,
     kind: 'webhook',
@@ -18,17 +18,9 @@ function forwarder(storeId: string, overrides: Partial<ForwarderRecord> = {}): F
     username: null,
     secret: 'a-secret-of-sixteen+',
     filter: { verb: 'http://adlnet.gov/expapi/verbs/completed' },
-    paused: false,
     createdAt: '2026-01-01T00:00:00.000Z',
     cursor: 0,
-    cursorStored: null,
-    deliveredAt: null,
-    failingSince: null,
-    attempts: 0,
-    nextAttemptAt: null,
-    lastError: null,
-    ...overrides,
-  };
+  });
 }
 
 const ERROR = { status: 503, message: '503 Service Unavailable', at: '2026-01-02T00:00:00.000Z' };

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ForwardingWorker } from '../../src-server/admin/forwarding-worker';
-import type { ForwarderRecord } from '../../src-server/storage/forwarders';
+import { newForwarderRecord, type ForwarderRecord } from '../../src-server/storage/forwarders';
 import { openPostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
 import type { PostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
 import { createTestDatabase } from '../postgres/test-database';
@@ -31,10 +31,9 @@ async function setUp(): Promise<{ a: PostgresStorage; b: PostgresStorage; receiv
   cleanups.push(() => receiver.down());
   const store = makeStore();
   await a.insertStore(store);
-  const forwarder: ForwarderRecord = {
-    id: 'f1', storeId: store.id, kind: 'webhook', url: receiver.url, username: null, secret: SECRET, filter: null, paused: false,
-    createdAt: new Date().toISOString(), cursor: 0, cursorStored: null, deliveredAt: null, failingSince: null, attempts: 0, nextAttemptAt: null, lastError: null,
-  };
+  const forwarder = newForwarderRecord({
+    id: 'f1', storeId: store.id, kind: 'webhook', url: receiver.url, username: null, secret: SECRET, filter: null, createdAt: new Date().toISOString(), cursor: 0,
+  });
   await a.insertForwarder(forwarder);
   return { a, b, receiver, forwarder };
 }
