@@ -147,18 +147,26 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   // Other processes on the same database learn from the storage how far this one's writes reach.
   options.storage.useStampFloor?.(() => clock.floorMs());
   const benchBase = { storage: options.storage, clock, identityUrl: options.publicUrl, log: (message: string) => app.log.warn(message) };
-  // What the LRS records is heard by the console's live events and by the Test Bench's LMS (moveOn).
-  // The LMS's reactions (satisfied) are heard by the live events only; what the Test Bench records
-  // on request (launched, a waiver) is heard by both, so a waiver is followed by what it satisfies.
-  const lms = new LmsReactions({ ...benchBase, events });
-  app.addHook('onClose', async () => lms.settled());
-  const recorded = {
+  // Every statement recorded, whoever records it, is heard by the console's live events and by
+  // forwarding (it wakes the Store's forwarders).
+  const heard = {
     announceStatements: (...args: Parameters<LiveEventBus['announceStatements']>) => {
       events.announceStatements(...args);
-      lms.announceStatements(...args);
       options.forwarding?.announceStatements(args[0]);
     },
     announceRejections: (...args: Parameters<LiveEventBus['announceRejections']>) => events.announceRejections(...args),
+  };
+  // What the LRS records is heard by those and by the Test Bench's LMS (moveOn). The LMS's
+  // reactions (satisfied) are not heard by the LMS again; what the Test Bench records on request
+  // (launched, a waiver) is, so a waiver is followed by what it satisfies.
+  const lms = new LmsReactions({ ...benchBase, events: heard });
+  app.addHook('onClose', async () => lms.settled());
+  const recorded = {
+    announceStatements: (...args: Parameters<LiveEventBus['announceStatements']>) => {
+      heard.announceStatements(...args);
+      lms.announceStatements(...args);
+    },
+    announceRejections: heard.announceRejections,
   };
   const bench: BenchContext = { ...benchBase, events: recorded };
   const documentLog = new AttemptDocumentLog(bench);
@@ -205,7 +213,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
       });
       await admin.register(adminAuthPlugin, { adminToken: options.adminToken });
       await admin.register(statusRoutes, { ...adminDeps, startedAt, serviceInfo: options.serviceInfo, backups: options.backups, liveStreams: () => events.streams });
-      await admin.register(storeActionRoutes, { ...adminDeps, identityUrl: options.publicUrl, clock, events });
+      await admin.register(storeActionRoutes, { ...adminDeps, identityUrl: options.publicUrl, clock, events: heard });
       await admin.register(metricsRoutes, adminDeps);
       await admin.register(eventRoutes, { ...adminDeps, events, heartbeatMs: options.eventHeartbeatMs });
       await admin.register(storeRoutes, adminDeps);

@@ -194,6 +194,18 @@ describe('forwarding to a webhook', () => {
     expect(letters.deadLetters.flatMap((letter) => letter.statementIds)).toEqual(first);
   });
 
+  it('is woken by every statement recorded, the console’s test statement too: no timer needed', async () => {
+    await stopLore(lore);
+    lore = await startLore(lore.storage, { ...FAST, idleMs: 60_000 });
+    await createForwarder({ kind: 'webhook', url: receiver.url, secret: SECRET });
+    const [id] = await send(1);
+    await waitFor(() => receiver.ids.length === 1, 'the statement', 3_000);
+    const test = await admin({ method: 'POST', url: '/admin/api/stores/demo/test-statement' });
+    const { statementId } = test.json() as { statementId: string };
+    await waitFor(() => receiver.ids.length === 2, 'the test statement', 3_000);
+    expect(receiver.ids).toEqual([id, statementId]);
+  });
+
   it('pauses, resumes and deletes', async () => {
     const created = await createForwarder({ kind: 'webhook', url: receiver.url, secret: SECRET });
     const paused = await admin({ method: 'PATCH', url: `/admin/api/stores/demo/forwarders/${created.id}`, payload: { paused: true } });
