@@ -29,6 +29,7 @@ const httpOnPostgres = [
   'admin-explorer-search',
   'admin-events',
   'admin-guard',
+  'forwarding',
   'limits-requests',
   'limits-store-overrides',
   'limits-streaming',

@@ -4,6 +4,7 @@ export type Route =
   | { screen: 'keys'; store?: string }
   | { screen: 'explorer'; store?: string; filters?: ExplorerUrlFilters }
   | { screen: 'bench'; store?: string; registration?: string }
+  | { screen: 'forwarding'; store?: string }
   | { screen: 'ingestion' }
   | { screen: 'connection' };
 
@@ -51,6 +52,7 @@ export function parseRoute(hash: string): Route {
       return { screen, ...(store ? { store } : {}), ...(filters ? { filters } : {}) };
     }
     case 'keys':
+    case 'forwarding':
       return store ? { screen, store } : { screen };
     case 'ingestion':
     case 'connection':
@@ -69,5 +71,6 @@ export function routeHref(route: Route): string {
     return `#/explorer${route.store ? `/${encodeURIComponent(route.store)}` : ''}${explorerQuery(route.filters)}`;
   }
   if (route.screen === 'keys' && route.store) return `#/keys/${encodeURIComponent(route.store)}`;
+  if (route.screen === 'forwarding' && route.store) return `#/forwarding/${encodeURIComponent(route.store)}`;
   return `#/${route.screen}`;
 }

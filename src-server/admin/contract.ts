@@ -538,6 +538,103 @@ const attemptSummarySchema = z.object({
 });
 
 const slugParam = z.object({ slug: z.string() });
+
+// Forwarding (docs/forwarding.md): a Store's statements sent on to another LRS or a webhook.
+
+const httpUrlSchema = z
+  .string()
+  .trim()
+  .max(2000)
+  .refine((value) => URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol), 'an http:// or https:// URL')
+  // Credentials go in their own fields, which the API never shows again; a URL is shown.
+  .refine((value) => !URL.canParse(value) || (new URL(value).username === '' && new URL(value).password === ''), 'a URL without credentials in it');
+
+const forwarderFilterSchema = z.strictObject({
+  /** Only statements with this verb (IRI). */
+  verb: z.string().trim().min(1).max(2000).optional(),
+  /** Only statements whose object is this Activity (IRI). */
+  activity: z.string().trim().min(1).max(2000).optional(),
+  /** accepted: statements not voided when sent; voided: only voided ones. */
+  status: z.enum(['accepted', 'voided']).optional(),
+});
+
+/**
+ * A new forwarder. webhook: `secret` signs each batch (Lore-Signature); xapi: `url` is the other
+ * LRS's endpoint, `username` and `password` its Basic credentials. `from`: `now` (default) sends
+ * what arrives from now on; `beginning` every statement the Store holds too.
+ */
+export const createForwarderSchema = z
+  .strictObject({
+    kind: z.enum(['webhook', 'xapi']),
+    url: httpUrlSchema,
+    secret: z.string().min(16, 'a secret of at least 16 characters').max(500).optional(),
+    username: z.string().min(1, 'a user name is required').max(500).optional(),
+    password: z.string().min(1, 'a password is required').max(500).optional(),
+    filter: forwarderFilterSchema.optional(),
+    from: z.enum(['now', 'beginning']).default('now'),
+  })
+  .superRefine((input, ctx) => {
+    const need = (field: 'secret' | 'username' | 'password', why: string) => {
+      if (input[field] === undefined) ctx.addIssue({ code: 'custom', path: [field], message: why });
+    };
+    const refuse = (field: 'secret' | 'username' | 'password') => {
+      if (input[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: `not used by a ${input.kind} forwarder` });
+    };
+    if (input.kind === 'webhook') {
+      need('secret', 'a webhook needs a secret to sign with');
+      refuse('username');
+      refuse('password');
+    } else {
+      need('username', 'the other LRS needs a user name (its key)');
+      need('password', 'the other LRS needs a password (its secret)');
+      refuse('secret');
+    }
+  });
+export type CreateForwarderInput = z.infer<typeof createForwarderSchema>;
+
+export const updateForwarderSchema = z.strictObject({ paused: z.boolean() });
+
+const forwarderErrorSchema = z.object({ status: z.number().nullable(), message: z.string(), at: z.string() });
+
+/** A forwarder as the API shows it: never its secret or password. */
+const forwarderSchema = z.object({
+  id: z.string(),
+  kind: z.enum(['webhook', 'xapi']),
+  url: z.string(),
+  username: z.string().nullable(),
+  filter: forwarderFilterSchema.nullable(),
+  paused: z.boolean(),
+  createdAt: z.string(),
+  /** Every statement up to this seq was delivered (or filtered out, or dead-lettered). */
+  deliveredThrough: z.object({ seq: z.number(), stored: z.string().nullable() }),
+  /** When the destination last acknowledged a batch. */
+  deliveredAt: z.string().nullable(),
+  /** Statements stored after the cursor (before the filter), plus those of dead letters queued again. */
+  pending: z.number(),
+  lastError: forwarderErrorSchema.nullable(),
+  /** Set while a batch fails: when it first failed, and when it is tried next. */
+  failingSince: z.string().nullable(),
+  nextAttemptAt: z.string().nullable(),
+  deadLetters: z.number(),
+});
+export type ForwarderView = z.infer<typeof forwarderSchema>;
+
+const deadLetterSchema = z.object({
+  id: z.number(),
+  fromSeq: z.number(),
+  throughSeq: z.number(),
+  statementIds: z.array(z.string()),
+  error: forwarderErrorSchema,
+  at: z.string(),
+  /** Queued for redelivery. */
+  queued: z.boolean(),
+});
+export type DeadLetterView = z.infer<typeof deadLetterSchema>;
+
+/** Queue dead letters again: these ids, or every one without `ids`. */
+export const redeliverSchema = z.strictObject({ ids: z.array(z.number().int().positive()).max(1000).optional() });
+
+const forwarderParams = z.object({ slug: z.string(), id: z.string() });
 const keyParams = z.object({ slug: z.string(), id: z.string() });
 const empty = z.object({});
 
@@ -595,6 +692,23 @@ export const adminOperations = {
     path: '/stores/:slug/attempts/:registration/waivers',
     input: z.object({ slug: z.string(), registration: z.string() }).extend(waiverInputSchema.shape),
     output: z.object({ statementId: z.string(), sessionId: z.string() }),
+  },
+  'forwarders.list': { method: 'GET', path: '/stores/:slug/forwarders', input: slugParam, output: z.object({ forwarders: z.array(forwarderSchema) }) },
+  'forwarders.create': { method: 'POST', path: '/stores/:slug/forwarders', input: slugParam.extend(createForwarderSchema.shape), output: forwarderSchema },
+  'forwarders.get': { method: 'GET', path: '/stores/:slug/forwarders/:id', input: forwarderParams, output: forwarderSchema },
+  'forwarders.update': { method: 'PATCH', path: '/stores/:slug/forwarders/:id', input: forwarderParams.extend(updateForwarderSchema.shape), output: forwarderSchema },
+  'forwarders.delete': { method: 'DELETE', path: '/stores/:slug/forwarders/:id', input: forwarderParams, output: z.void() },
+  'forwarders.deadLetters': {
+    method: 'GET',
+    path: '/stores/:slug/forwarders/:id/dead-letters',
+    input: forwarderParams,
+    output: z.object({ deadLetters: z.array(deadLetterSchema) }),
+  },
+  'forwarders.redeliver': {
+    method: 'POST',
+    path: '/stores/:slug/forwarders/:id/redeliver',
+    input: forwarderParams.extend(redeliverSchema.shape),
+    output: z.object({ queued: z.number() }),
   },
 } as const satisfies Record<string, { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; path: string; input: z.ZodType; output: z.ZodType }>;
 

@@ -12,7 +12,7 @@ type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSc
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /** Operations that answer 201 (they create something); the others answer 200, or 204 without a body. */
-const CREATED: ReadonlySet<AdminOperationName> = new Set(['stores.create', 'apiKeys.create', 'apiKeys.rotate', 'packages.launch']);
+const CREATED: ReadonlySet<AdminOperationName> = new Set(['stores.create', 'apiKeys.create', 'apiKeys.rotate', 'packages.launch', 'forwarders.create']);
 
 /** What the raw operations' answers are, in words: their media type alone does not say. */
 const RAW_PROSE: Record<AdminRawOperationName, { summary: string; description: string; answer: string }> = {
@@ -149,7 +149,7 @@ export function buildOpenApiDocument(options: { version: string; serverUrl?: str
     info: {
       title: 'Lore LRS admin API',
       version: options.version,
-      description: 'Stores, API keys, the Statement Explorer, refusal logs, ingestion statistics, live events, backups and service status.',
+      description: 'Stores, API keys, the Statement Explorer, refusal logs, ingestion statistics, live events, backups, forwarding and service status.',
     },
     ...(options.serverUrl ? { servers: [{ url: options.serverUrl }] } : {}),
     paths,

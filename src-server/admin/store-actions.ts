@@ -3,9 +3,8 @@
  * activity, emptying a Store, and sending it a test statement. Plain functions over Storage.
  */
 import type { ApiKeyRecord, Storage, StoreRecord } from '../storage/storage';
-import { recordStatements } from '../lrs/statement-writes';
+import { recordStatements, type StatementWriteContext } from '../lrs/statement-writes';
 import type { StoredClock } from '../lrs/stored-clock';
-import type { LiveEventBus } from './live-events';
 import type { Outcome } from '../lrs/failure';
 import type { StoreSummaryView } from './contract';
 import { toStoreView } from './stores';
@@ -88,7 +87,7 @@ function testStatement(store: StoreRecord, publicUrl: string): Record<string, un
 
 /** Records the sample statement through the same pipeline as content's statements. */
 export async function sendTestStatement(
-  ctx: { storage: Storage; store: StoreRecord; clock: StoredClock; publicUrl: string; events: LiveEventBus },
+  ctx: { storage: Storage; store: StoreRecord; clock: StoredClock; publicUrl: string; events: StatementWriteContext['events'] },
 ): Promise<Outcome<string>> {
   const outcome = await recordStatements(
     { storage: ctx.storage, store: ctx.store, key: consoleKey(ctx.store), version: '1.0.3', clock: ctx.clock, publicUrl: ctx.publicUrl, events: ctx.events },

@@ -61,6 +61,9 @@ import { AttemptDocumentLog } from '../bench/document-writes';
 import { LmsReactions } from '../bench/lms-reactions';
 import benchRoutes from './routes/admin/bench';
 import benchContentRoutes from './routes/bench-content';
+// Forwarding: the Store's statements sent on to another LRS or a webhook (docs/forwarding.md).
+import type { ForwardingWorker } from '../admin/forwarding-worker';
+import forwarderRoutes from './routes/admin/forwarders';
 
 export interface ServerOptions {
   storage: Storage;
@@ -103,6 +106,11 @@ export interface ServerOptions {
   trustProxy?: string[];
   /** The service's live events; default: a bus of its own (tests pass one to watch it). */
   events?: LiveEventBus;
+  /**
+   * The service's forwarding worker (admin/forwarding-worker.ts), started and stopped by the
+   * service: told what is recorded and what admins change. Absent: forwarders are kept, not delivered.
+   */
+  forwarding?: ForwardingWorker;
 }
 
 /** Default request body limit: far above any real statement batch, far below memory trouble. */
@@ -140,17 +148,26 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   // Other processes on the same database learn from the storage how far this one's writes reach.
   options.storage.useStampFloor?.(() => clock.floorMs());
   const benchBase = { storage: options.storage, clock, identityUrl: options.publicUrl, log: (message: string) => app.log.warn(message) };
-  // What the LRS records is heard by the console's live events and by the Test Bench's LMS (moveOn).
-  // The LMS's reactions (satisfied) are heard by the live events only; what the Test Bench records
-  // on request (launched, a waiver) is heard by both, so a waiver is followed by what it satisfies.
-  const lms = new LmsReactions({ ...benchBase, events });
+  // Every statement recorded, whoever records it, is heard by the console's live events and by
+  // forwarding (it wakes the Store's forwarders).
+  const heard = {
+    announceStatements: (...args: Parameters<LiveEventBus['announceStatements']>) => {
+      events.announceStatements(...args);
+      options.forwarding?.announceStatements(args[0]);
+    },
+    announceRejections: (...args: Parameters<LiveEventBus['announceRejections']>) => events.announceRejections(...args),
+  };
+  // What the LRS records is heard by those and by the Test Bench's LMS (moveOn). The LMS's
+  // reactions (satisfied) are not heard by the LMS again; what the Test Bench records on request
+  // (launched, a waiver) is, so a waiver is followed by what it satisfies.
+  const lms = new LmsReactions({ ...benchBase, events: heard });
   app.addHook('onClose', async () => lms.settled());
   const recorded = {
     announceStatements: (...args: Parameters<LiveEventBus['announceStatements']>) => {
-      events.announceStatements(...args);
+      heard.announceStatements(...args);
       lms.announceStatements(...args);
     },
-    announceRejections: (...args: Parameters<LiveEventBus['announceRejections']>) => events.announceRejections(...args),
+    announceRejections: heard.announceRejections,
   };
   const bench: BenchContext = { ...benchBase, events: recorded };
   const documentLog = new AttemptDocumentLog(bench);
@@ -197,7 +214,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
       });
       await admin.register(adminAuthPlugin, { adminToken: options.adminToken });
       await admin.register(statusRoutes, { ...adminDeps, startedAt, serviceInfo: options.serviceInfo, backups: options.backups, liveStreams: () => events.streams });
-      await admin.register(storeActionRoutes, { ...adminDeps, identityUrl: options.publicUrl, clock, events });
+      await admin.register(storeActionRoutes, { ...adminDeps, identityUrl: options.publicUrl, clock, events: heard });
       await admin.register(metricsRoutes, adminDeps);
       await admin.register(eventRoutes, { ...adminDeps, events, heartbeatMs: options.eventHeartbeatMs });
       await admin.register(storeRoutes, adminDeps);
@@ -207,6 +224,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
       await admin.register(refusalRoutes, { ...adminDeps, recorder: refusals });
       await admin.register(erasureRoutes, { ...adminDeps, recorder: refusals }); // forgetting a learner; its audit-log hook: admin/erasures.ts
       await admin.register(benchRoutes, { bench, publicUrl });
+      await admin.register(forwarderRoutes, { storage: options.storage, ...(options.forwarding ? { forwarding: options.forwarding } : {}) });
     },
     { prefix: '/admin/api' },
   );

@@ -8,6 +8,7 @@ import { resolveAdminToken, resolveSharedAdminToken } from '../admin/admin-token
 import { BackupSchedule } from '../admin/backup-schedule';
 import { DEFAULT_STORE_RETENTION_INTERVAL_MS, RetentionSchedule } from '../admin/retention-schedule';
 import { rejectedBoundsWithRetention } from '../limits/store-retention';
+import { ForwardingWorker, type ForwardingTiming } from '../admin/forwarding-worker';
 import type { ServiceConfig } from './config';
 import { buildServer } from '../http/build-server';
 import { LIMIT_DEFAULTS, rejectedRetentionFor } from '../limits/service-limits';
@@ -30,6 +31,30 @@ export interface StartOptions {
   wasmPath?: string;
   /** Journal size that triggers a snapshot; default LORE_SNAPSHOT_THRESHOLD_BYTES, else the storage's (64 MiB). */
   snapshotThresholdBytes?: number;
+  /** Forwarding's retry delays and timers; default LORE_FORWARDING_* (forwardingTimingFromEnv), else the worker's. */
+  forwardingTiming?: Partial<ForwardingTiming>;
+}
+
+/**
+ * Hooks for tests (not user settings): LORE_FORWARDING_RETRY_BASE_MS, LORE_FORWARDING_RETRY_MAX_MS
+ * and LORE_FORWARDING_GIVE_UP_MS shorten forwarding's retries (1 s doubling to 10 min, for 24 h),
+ * so a test sees a batch retried and given up on in seconds; LORE_FORWARDING_LEASE_MS the lease a
+ * process killed on PostgreSQL leaves behind (60 s).
+ */
+function forwardingTimingFromEnv(env: NodeJS.ProcessEnv): Partial<ForwardingTiming> {
+  const timing: Partial<ForwardingTiming> = {};
+  const read = (name: string, key: keyof ForwardingTiming) => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return;
+    const ms = Number(raw);
+    if (!Number.isSafeInteger(ms) || ms <= 0) throw new Error(`${name} must be a whole number of milliseconds above 0, got "${raw}"`);
+    timing[key] = ms;
+  };
+  read('LORE_FORWARDING_RETRY_BASE_MS', 'retryBaseMs');
+  read('LORE_FORWARDING_RETRY_MAX_MS', 'retryMaxMs');
+  read('LORE_FORWARDING_GIVE_UP_MS', 'giveUpMs');
+  read('LORE_FORWARDING_LEASE_MS', 'leaseMs');
+  return timing;
 }
 
 /**
@@ -97,7 +122,10 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     let publicUrl = config.publicUrl ?? '';
     const backupStatus: { current: BackupSchedule | null } = { current: null };
     const listening: { url?: string; port?: number } = {};
+    // Forwarding (admin/forwarding-worker.ts): delivers once the service listens, stops before it closes.
+    const forwarding = new ForwardingWorker({ storage, log, timing: options.forwardingTiming ?? forwardingTimingFromEnv(process.env) });
     const app = buildServer({
+      forwarding,
       storage,
       adminToken: adminToken.check,
       publicUrl: () => publicUrl,
@@ -131,6 +159,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     // Each Store's own retention (admin/retention-schedule.ts): statements and logs past their periods.
     const retentionSchedule = new RetentionSchedule({ storage, intervalMs: DEFAULT_STORE_RETENTION_INTERVAL_MS, log });
     retentionSchedule.start();
+    forwarding.start();
 
     let stopping: Promise<void> | null = null;
     return {
@@ -142,6 +171,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
           const started = performance.now();
           await backupSchedule?.stop();
           await retentionSchedule.stop();
+          await forwarding.stop();
           await app.close();
           const requestsDoneMs = performance.now() - started;
           await storage.close();

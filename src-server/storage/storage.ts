@@ -12,6 +12,7 @@
  */
 import type { StoreLimits } from '../limits/service-limits';
 import type { NamedKind } from './explorer-names';
+import type { ForwarderStorage } from './forwarders';
 import type { LrsSetProperty } from '../xapi/received-statement';
 import type { StoreRetention } from '../limits/store-retention';
 import type { ErasureCounts, ErasureOutcome, ErasureRecord, ErasureRequest, RetentionCutoffs, RetentionStepResult } from './erasure';
@@ -493,7 +494,8 @@ export interface StoredDocumentWrite extends DocumentWriteRow {
   id: number;
 }
 
-export interface Storage {
+/** Forwarders (forwarders.ts) are part of every storage: their cursors live beside the statements they follow. */
+export interface Storage extends ForwarderStorage {
   // Stores
   insertStore(store: StoreRecord): Promise<void>;
   findStoreBySlug(slug: string): Promise<StoreRecord | null>;

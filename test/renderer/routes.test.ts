@@ -5,6 +5,8 @@ describe('console routes', () => {
   it('reads screens and Store slugs from the hash', () => {
     expect(parseRoute('#/explorer/demo')).toEqual({ screen: 'explorer', store: 'demo' });
     expect(parseRoute('#/keys')).toEqual({ screen: 'keys' });
+    expect(parseRoute('#/forwarding/demo')).toEqual({ screen: 'forwarding', store: 'demo' });
+    expect(parseRoute('#/forwarding')).toEqual({ screen: 'forwarding' });
     expect(parseRoute('#/ingestion')).toEqual({ screen: 'ingestion' });
     expect(parseRoute('#/bench/demo/6f1c2a4e-0000-4000-8000-000000000001')).toEqual({
       screen: 'bench',
@@ -44,6 +46,8 @@ describe('console routes', () => {
       { screen: 'explorer', store: 'a-b', filters: { actor: '{"mbox":"mailto:a@b.c"}', activity: 'Module 4', since: '2026-01-01T00:00:00.000Z' } },
       { screen: 'explorer', store: 'a b' },
       { screen: 'keys', store: 'a-b' },
+      { screen: 'forwarding', store: 'a-b' },
+      { screen: 'forwarding' },
       { screen: 'connection' },
       { screen: 'stores' },
       { screen: 'bench', store: 'a-b' },

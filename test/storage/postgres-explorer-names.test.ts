@@ -40,6 +40,8 @@ describe('PostgreSQL names for the Explorer', () => {
       await client.query('DROP TABLE explorer_names, explorer_name_words');
       // The erasure ledger and a Store's retention (erasure.ts).
       await client.query('DROP TABLE IF EXISTS erasures; DROP INDEX IF EXISTS statements_received; ALTER TABLE stores DROP COLUMN IF EXISTS retention');
+      // Forwarders, their cursors and dead letters (forwarders.ts).
+      await client.query('DROP TABLE IF EXISTS forwarder_dead_letters, forwarders');
       await client.query('DELETE FROM lore_schema WHERE version >= $1', [version]);
     } finally {
       await client.end();

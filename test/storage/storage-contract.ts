@@ -10,6 +10,7 @@ import { statementAsReceived } from '../../src-server/xapi/received-statement';
 import { describeActivitiesContract } from './activities-contract';
 import { describeBenchContract } from './bench-contract';
 import { describeConsoleContract } from './console-contract';
+import { describeForwarderContract } from './forwarder-contract';
 import { describeDocumentContract } from './document-contract';
 import { describeExplorerNamesContract } from './explorer-names-contract';
 import { describeStatementTargetsContract } from './statement-targets-contract';
@@ -34,6 +35,8 @@ export interface ContractContext {
   store: () => StoreRecord;
   /** Closes the storage and opens the same data again (after a crash, in some variants). */
   reopen: () => Promise<void>;
+  /** Holds every write short of durable until the returned function is called (ContractSubject). */
+  holdDurability: () => () => void;
 }
 
 const TEACHER = 'mbox:mailto:teacher@example.com';
@@ -60,13 +63,14 @@ export function describeStorageContract(name: string, open: () => Promise<Contra
       storage = await subject.reopen();
     }
 
-    const ctx: ContractContext = { storage: () => storage, store: () => store, reopen };
+    const ctx: ContractContext = { storage: () => storage, store: () => store, reopen, holdDurability: () => subject.holdDurability() };
     describeDocumentContract(ctx);
     describeStatementTargetsContract(ctx);
     describeConsoleContract(ctx);
     describeActivitiesContract(ctx);
     describeBenchContract(ctx);
     describeExplorerNamesContract(ctx);
+    describeForwarderContract(ctx);
 
     async function insert(...specs: Parameters<typeof makeStatement>[0][]): Promise<string[]> {
       const rows = specs.map((spec) => makeStatement(spec));

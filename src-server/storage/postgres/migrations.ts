@@ -15,6 +15,7 @@
  */
 import type { Tx } from './database';
 import { fillExplorerNames } from './explorer-names';
+import { FORWARDERS_MIGRATION } from './forwarders';
 import type { PostgresDatabase } from './database';
 
 /** Append only: a released migration is never edited. Its index + 1 is its version. */
@@ -303,6 +304,8 @@ CREATE INDEX erasures_store ON erasures (store_id, at);
 ALTER TABLE stores ADD COLUMN retention text;
 CREATE INDEX statements_received ON statements (store_num, seq) WHERE received IS NOT NULL;
 `,
+  // Forwarders, their cursors and leases, and their dead letters (forwarders.ts).
+  FORWARDERS_MIGRATION,
 ];
 
 /**

@@ -47,6 +47,8 @@ import { StorageNotFoundError } from '../errors';
 import { refusalFields } from '../row-values';
 import { DEFAULT_RETENTION_BOUNDS, DEFAULT_RETENTION_INTERVAL_MS } from '../retention-bounds';
 import type { RejectionRetention } from '../retention-bounds';
+import type { DeadLetterRecord, ForwardableStatement, ForwarderPatch, ForwarderRecord, ForwarderSettlement } from '../forwarders';
+import { PostgresForwarders } from './forwarders';
 import type { PortableRecord } from '../portable';
 import {
   deletePackageRows,
@@ -138,6 +140,8 @@ export class PostgresStorage implements Storage {
   /** Stores and keys as last read, kept while the change feed listens (directory-cache.ts). */
   private readonly directory: DirectoryCache;
   private closed = false;
+  /** Forwarders, dead letters and leases (forwarders.ts). */
+  private readonly forwarders: PostgresForwarders;
 
   constructor(
     readonly db: PostgresDatabase,
@@ -148,6 +152,7 @@ export class PostgresStorage implements Storage {
     this.processes = new ProcessRegistry(db, this.changes.origin, log);
     this.watermark = new StampWatermark(options.url, log);
     this.directory = new DirectoryCache(() => this.changes.listening);
+    this.forwarders = new PostgresForwarders(db, (storeId) => this.read(storeId, null, async (num) => num));
     this.changes.onLost(() => this.directory.clear());
     this.changes.subscribe((change) => {
       if (change.kind === 'directory') this.directory.clear();
@@ -184,6 +189,57 @@ export class PostgresStorage implements Storage {
   private async read<T>(storeId: string, none: T, read: (storeNum: number) => Promise<T>): Promise<T> {
     const store = await this.directory.store('id', storeId, () => findStoreRow(this.db, 'id', storeId));
     return store ? read(store.num) : none;
+  }
+
+  // Forwarders (forwarders.ts)
+
+  insertForwarder(record: ForwarderRecord): Promise<void> {
+    return this.forwarders.insert(record);
+  }
+
+  listForwarders(storeId?: string): Promise<ForwarderRecord[]> {
+    return this.forwarders.list(storeId);
+  }
+
+  findForwarder(id: string): Promise<ForwarderRecord | null> {
+    return this.forwarders.find(id);
+  }
+
+  updateForwarder(id: string, patch: ForwarderPatch): Promise<boolean> {
+    return this.forwarders.update(id, patch);
+  }
+
+  settleForwarderBatch(id: string, settlement: ForwarderSettlement, leaseOwner?: string): Promise<boolean> {
+    return this.forwarders.settle(id, settlement, leaseOwner);
+  }
+
+  deleteForwarder(id: string): Promise<boolean> {
+    return this.forwarders.delete(id);
+  }
+
+  listDeadLetters(forwarderId: string): Promise<DeadLetterRecord[]> {
+    return this.forwarders.deadLetters(forwarderId);
+  }
+
+  requeueDeadLetters(forwarderId: string, ids?: readonly number[]): Promise<number> {
+    return this.forwarders.requeue(forwarderId, ids);
+  }
+
+  readForwardable(storeId: string, range: { afterSeq: number; throughSeq?: number; limit: number }): Promise<ForwardableStatement[]> {
+    checkLimit(range.limit);
+    return this.forwarders.read(storeId, range);
+  }
+
+  countForwardable(storeId: string, afterSeq: number): Promise<number> {
+    return this.forwarders.count(storeId, afterSeq);
+  }
+
+  leaseForwarder(id: string, owner: string, ms: number): Promise<boolean> {
+    return this.forwarders.lease(id, owner, ms);
+  }
+
+  releaseForwarder(id: string, owner: string): Promise<void> {
+    return this.forwarders.release(id, owner);
   }
 
   // Stores and API keys (records.ts)

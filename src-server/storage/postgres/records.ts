@@ -56,6 +56,7 @@ const STORE_TABLES = [
   'ingestion_top',
   'bench_launches',
   'bench_document_writes',
+  'forwarder_dead_letters',
 ];
 
 function limitsColumn(limits: StoreRecord['limits']): string | null {

@@ -32,10 +32,12 @@ export const STORE_DATA_TABLES = [
   'ingestion_top_days',
   'bench_launches',
   'bench_document_writes',
+  // Their statements are gone: nothing is left to redeliver.
+  'forwarder_dead_letters',
 ] as const;
 
 /** Store-keyed tables that emptying keeps (settings of the Store rather than its data). */
-export const KEPT_STORE_TABLES: readonly string[] = ['bench_packages'];
+export const KEPT_STORE_TABLES: readonly string[] = ['bench_packages', 'forwarders'];
 
 /** Deletes every row of the Store's data: emptying it, and deleting it (stores.ts). */
 export function deleteStoreRows(state: ApplyState, storeNum: number): void {

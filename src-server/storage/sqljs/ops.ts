@@ -28,6 +28,8 @@ import { applyEraseAgents } from './erasure';
 import type { EraseAgentsOp } from './erasure';
 import { applyRetainRecords } from './store-retention';
 import type { RetainRecordsOp } from './store-retention';
+import { applyForwarderOp } from './forwarders';
+import type { ForwarderOp } from './forwarders';
 
 export type Op =
   /** insertStore, updateStore, deleteStore (stores.ts). */
@@ -51,6 +53,8 @@ export type Op =
   | EraseAgentsOp
   /** A step of a Store's retention of statements, rejections and refusals (store-retention.ts). */
   | RetainRecordsOp
+  /** Forwarders, their cursors and dead letters (forwarders.ts). */
+  | ForwarderOp
   | LostRecordsOp;
 
 /**
@@ -135,6 +139,13 @@ export function applyOp(state: ApplyState, op: Op): void {
       return;
     case 'retainRecords':
       applyRetainRecords(state, op);
+      return;
+    case 'insertForwarder':
+    case 'updateForwarder':
+    case 'settleForwarderBatch':
+    case 'deleteForwarder':
+    case 'requeueDeadLetters':
+      applyForwarderOp(state, op);
       return;
     case 'lostRecords':
       return;

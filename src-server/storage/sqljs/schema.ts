@@ -8,6 +8,7 @@
  */
 import { ensureActivitiesTable } from './activities';
 import { ensureBenchTables } from './bench';
+import { ensureForwarderTables } from './forwarders';
 import { ensureDocumentSchema } from './documents';
 import { ensureErasureTables } from './erasure';
 import { ensureNameTables } from './explorer-names';
@@ -133,6 +134,7 @@ export function ensureSchema(sql: Sql): Meta {
   ensureBenchTables(sql); // the Test Bench's packages and launches
   ensureNameTables(sql); // the Explorer's names (after the term tables: it fills itself from them)
   ensureErasureTables(sql); // the erasure ledger
+  ensureForwarderTables(sql); // forwarders, their cursors and dead letters
   return meta;
 }
 

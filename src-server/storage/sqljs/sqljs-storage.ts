@@ -45,6 +45,16 @@ import type {
   WordsQuery,
 } from '../storage';
 import type { PortableRecord } from '../portable';
+import type { DeadLetterRecord, ForwardableStatement, ForwarderPatch, ForwarderRecord, ForwarderSettlement } from '../forwarders';
+import {
+  countForwardableRows,
+  findForwarderRow,
+  listDeadLetterRows,
+  listForwarderRows,
+  readForwardableRows,
+  requeueOp,
+  settleForwarderOp,
+} from './forwarders';
 import { findActivityRow } from './activities';
 import {
   findLaunchRow,
@@ -434,6 +444,71 @@ export class SqljsStorage implements Storage {
 
   async retentionStep(storeId: string, cutoffs: RetentionCutoffs): Promise<RetentionStepResult> {
     return retentionStepOn(this.db, storeId, cutoffs);
+  }
+
+  // Forwarders (forwarders.ts): one process owns the data directory, so no lease is needed.
+
+  async insertForwarder(record: ForwarderRecord): Promise<void> {
+    await this.db.writable();
+    await this.db.commit({ t: 'insertForwarder', storeNum: requireStoreNum(this.db.state, record.storeId), record });
+  }
+
+  async listForwarders(storeId?: string): Promise<ForwarderRecord[]> {
+    if (storeId === undefined) {
+      this.db.assertOpen();
+      return listForwarderRows(this.db.sql);
+    }
+    return this.read(storeId, [], (sql, storeNum) => listForwarderRows(sql, storeNum));
+  }
+
+  async findForwarder(id: string): Promise<ForwarderRecord | null> {
+    this.db.assertOpen();
+    return findForwarderRow(this.db.sql, id);
+  }
+
+  async updateForwarder(id: string, patch: ForwarderPatch): Promise<boolean> {
+    await this.db.writable();
+    if (!findForwarderRow(this.db.sql, id)) return this.syncThen(false);
+    await this.db.commit({ t: 'updateForwarder', id, patch });
+    return true;
+  }
+
+  async settleForwarderBatch(id: string, settlement: ForwarderSettlement): Promise<boolean> {
+    await this.db.writable();
+    const record = findForwarderRow(this.db.sql, id);
+    if (!record) return this.syncThen(false);
+    await this.db.commit(settleForwarderOp(this.db.state, record, settlement));
+    return true;
+  }
+
+  async deleteForwarder(id: string): Promise<boolean> {
+    await this.db.writable();
+    if (!findForwarderRow(this.db.sql, id)) return this.syncThen(false);
+    await this.db.commit({ t: 'deleteForwarder', id });
+    return true;
+  }
+
+  async listDeadLetters(forwarderId: string): Promise<DeadLetterRecord[]> {
+    this.db.assertOpen();
+    return listDeadLetterRows(this.db.sql, forwarderId);
+  }
+
+  async requeueDeadLetters(forwarderId: string, ids?: readonly number[]): Promise<number> {
+    await this.db.writable();
+    const op = requeueOp(this.db.sql, forwarderId, ids);
+    if (!op || op.t !== 'requeueDeadLetters') return this.syncThen(0);
+    await this.db.commit(op);
+    return op.ids.length;
+  }
+
+  async readForwardable(storeId: string, range: { afterSeq: number; throughSeq?: number; limit: number }): Promise<ForwardableStatement[]> {
+    checkLimit(range.limit);
+    const throughSeq = Math.min(range.throughSeq ?? Number.MAX_SAFE_INTEGER, this.db.visibleSeq);
+    return this.read(storeId, [], (sql, storeNum) => readForwardableRows(sql, storeNum, { ...range, throughSeq }));
+  }
+
+  async countForwardable(storeId: string, afterSeq: number): Promise<number> {
+    return this.read(storeId, 0, (sql, storeNum) => countForwardableRows(sql, storeNum, afterSeq, this.db.visibleSeq));
   }
 
   // Test Bench: packages and launches (bench.ts), package files (package-files.ts)

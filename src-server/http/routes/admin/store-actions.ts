@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { emptyStore, sendTestStatement } from '../../../admin/store-actions';
-import type { LiveEventBus } from '../../../admin/live-events';
+import type { StatementWriteContext } from '../../../lrs/statement-writes';
 import type { StoredClock } from '../../../lrs/stored-clock';
 import { LrsError, errors } from '../../errors';
 import { parseInput } from '../../parse-input';
@@ -10,7 +10,7 @@ import { findStoreOr404, type AdminRouteDeps } from './stores';
 
 const emptyBodySchema = z.strictObject({ confirm: z.string().optional() });
 
-export default async function storeActionRoutes(app: FastifyInstance, deps: AdminRouteDeps & { identityUrl: () => string; clock: StoredClock; events: LiveEventBus }): Promise<void> {
+export default async function storeActionRoutes(app: FastifyInstance, deps: AdminRouteDeps & { identityUrl: () => string; clock: StoredClock; events: StatementWriteContext['events'] }): Promise<void> {
   const { storage } = deps;
 
   app.post<{ Params: { slug: string }; Querystring: { confirm?: string } }>('/stores/:slug/empty', async (request, reply) => {
