@@ -28,6 +28,7 @@ const httpOnPostgres = [
   'admin-explorer-search',
   'admin-events',
   'admin-guard',
+  'admin-imports',
   'limits-requests',
   'limits-store-overrides',
   'limits-streaming',

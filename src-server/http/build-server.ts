@@ -60,6 +60,9 @@ import { AttemptDocumentLog } from '../bench/document-writes';
 import { LmsReactions } from '../bench/lms-reactions';
 import benchRoutes from './routes/admin/bench';
 import benchContentRoutes from './routes/bench-content';
+// Imports of statements from another LRS or an NDJSON file (admin/import-jobs.ts).
+import { ImportJobs } from '../admin/import-jobs';
+import importRoutes from './routes/admin/imports';
 
 export interface ServerOptions {
   storage: Storage;
@@ -102,6 +105,14 @@ export interface ServerOptions {
   trustProxy?: string[];
   /** The service's live events; default: a bus of its own (tests pass one to watch it). */
   events?: LiveEventBus;
+  /**
+   * The service's imports (admin/import-jobs.ts), created, started and stopped by the service
+   * (service.ts). Absent (an app built by hand, tests): the app makes its own, started when the app
+   * is ready and stopped when it closes.
+   */
+  imports?: ImportJobs;
+  /** For the app's own imports (without `imports`): statements per page asked of a source; tests ask for small pages. */
+  importPageSize?: number;
 }
 
 /** Default request body limit: far above any real statement batch, far below memory trouble. */
@@ -154,6 +165,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   const bench: BenchContext = { ...benchBase, events: recorded };
   const documentLog = new AttemptDocumentLog(bench);
   app.addHook('onClose', async () => documentLog.settled());
+  const imports = options.imports ?? ownImports(options, events, app);
   const startedAt = new Date().toISOString();
   const adminDeps = { storage: options.storage, publicUrl };
   const limits = { storage: options.storage, limits: options.limits ?? LIMIT_DEFAULTS, buckets: new TokenBuckets() };
@@ -205,10 +217,19 @@ export function buildServer(options: ServerOptions): FastifyInstance {
       await admin.register(backupRoutes, { ...adminDeps, dir: options.backupDir ?? tmpdir() }); // POST /backups: a download of the database
       await admin.register(refusalRoutes, { ...adminDeps, recorder: refusals });
       await admin.register(benchRoutes, { bench, publicUrl });
+      await admin.register(importRoutes, { ...adminDeps, imports });
     },
     { prefix: '/admin/api' },
   );
 
   app.get('/health', async () => ({ status: 'ok' }));
   return app;
+}
+
+/** Imports for an app built without a service around it: started with the app, stopped before it closes its storage. */
+function ownImports(options: ServerOptions, events: LiveEventBus, app: FastifyInstance): ImportJobs {
+  const imports = new ImportJobs({ storage: options.storage, events, publicUrl: options.publicUrl, log: (message) => app.log.info(message), pageSize: options.importPageSize });
+  app.addHook('onReady', async () => imports.start());
+  app.addHook('preClose', async () => imports.stop());
+  return imports;
 }

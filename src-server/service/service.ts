@@ -6,6 +6,8 @@ import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { resolveAdminToken, resolveSharedAdminToken } from '../admin/admin-token';
 import { BackupSchedule } from '../admin/backup-schedule';
+import { ImportJobs } from '../admin/import-jobs';
+import { LiveEventBus } from '../admin/live-events';
 import type { ServiceConfig } from './config';
 import { buildServer } from '../http/build-server';
 import { LIMIT_DEFAULTS, rejectedRetentionFor } from '../limits/service-limits';
@@ -42,6 +44,18 @@ export function snapshotThresholdFromEnv(env: NodeJS.ProcessEnv): number | undef
     throw new Error(`LORE_SNAPSHOT_THRESHOLD_BYTES must be a whole number of bytes above 0, got "${raw}"`);
   }
   return bytes;
+}
+
+/**
+ * A hook for tests (not a user setting): LORE_IMPORT_PAGE_SIZE makes a pull ask its source for small
+ * pages, so that an import of a few hundred statements spans many pages.
+ */
+function importPageSizeFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env.LORE_IMPORT_PAGE_SIZE;
+  if (raw === undefined || raw === '') return undefined;
+  const size = Number(raw);
+  if (!Number.isSafeInteger(size) || size <= 0) throw new Error(`LORE_IMPORT_PAGE_SIZE must be a whole number above 0, got "${raw}"`);
+  return size;
 }
 
 /** host:port/database of a database URL: never its user or password, which logs must not hold. */
@@ -94,7 +108,12 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     let publicUrl = config.publicUrl ?? '';
     const backupStatus: { current: BackupSchedule | null } = { current: null };
     const listening: { url?: string; port?: number } = {};
+    // Imports of statements (admin/import-jobs.ts): unfinished ones continue once the service listens.
+    const events = new LiveEventBus(storage);
+    const imports = new ImportJobs({ storage, events, publicUrl: () => publicUrl, log, pageSize: importPageSizeFromEnv(process.env) });
     const app = buildServer({
+      events,
+      imports,
       storage,
       adminToken: adminToken.check,
       publicUrl: () => publicUrl,
@@ -125,6 +144,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     if (!config.publicUrl) publicUrl = url;
     adminToken.keep();
     await backupSchedule?.start();
+    await imports.start();
 
     let stopping: Promise<void> | null = null;
     return {
@@ -135,6 +155,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
         stopping ??= (async () => {
           const started = performance.now();
           await backupSchedule?.stop();
+          await imports.stop(); // pulls under way are paused where they are; the next start continues them
           await app.close();
           const requestsDoneMs = performance.now() - started;
           await storage.close();

@@ -287,6 +287,19 @@ CREATE TABLE explorer_name_words (
   PRIMARY KEY (store_num, kind, word, value) INCLUDE (search)
 );
 `,
+  `
+-- Imports of statements (import-jobs.ts): each job whole as JSON, and the lease of the process running it.
+CREATE TABLE import_jobs (
+  id text PRIMARY KEY,
+  store_id text NOT NULL,
+  state text NOT NULL,
+  created_at text NOT NULL,
+  job text NOT NULL,
+  lease_owner text,
+  lease_until timestamptz
+);
+CREATE INDEX import_jobs_store ON import_jobs (store_id, created_at);
+`,
 ];
 
 /**

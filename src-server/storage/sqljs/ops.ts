@@ -24,6 +24,8 @@ import { applyRefusalOp } from './refusals';
 import type { RefusalOp } from './refusals';
 import type { PruneRejectionsOp } from './retention';
 import type { StoreOp } from './stores';
+import { applyPutImportJob } from './import-jobs';
+import type { PutImportJobOp } from './import-jobs';
 
 export type Op =
   /** insertStore, updateStore, deleteStore (stores.ts). */
@@ -43,6 +45,8 @@ export type Op =
   | RefusalOp
   /** The Test Bench's packages and launches (bench.ts). */
   | BenchOp
+  /** Imports of statements: the job as it now is (import-jobs.ts). */
+  | PutImportJobOp
   | LostRecordsOp;
 
 /**
@@ -121,6 +125,9 @@ export function applyOp(state: ApplyState, op: Op): void {
     case 'redeemLaunchFetch':
     case 'insertDocumentWrite':
       applyBenchOp(state, op);
+      return;
+    case 'putImportJob':
+      applyPutImportJob(state, op);
       return;
     case 'lostRecords':
       return;
