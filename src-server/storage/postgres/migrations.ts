@@ -289,7 +289,8 @@ CREATE TABLE explorer_name_words (
 `,
   `
 -- Imports of statements (import-jobs.ts): each job whole as JSON, and the lease of the process running it.
-CREATE TABLE import_jobs (
+-- Re-runnable (IF NOT EXISTS): a test takes back an earlier migration and everything after it.
+CREATE TABLE IF NOT EXISTS import_jobs (
   id text PRIMARY KEY,
   store_id text NOT NULL,
   state text NOT NULL,
@@ -298,7 +299,7 @@ CREATE TABLE import_jobs (
   lease_owner text,
   lease_until timestamptz
 );
-CREATE INDEX import_jobs_store ON import_jobs (store_id, created_at);
+CREATE INDEX IF NOT EXISTS import_jobs_store ON import_jobs (store_id, created_at);
 `,
 ];
 

@@ -505,7 +505,7 @@ export class SqljsStorage implements Storage {
   }
 
   /** One process owns the data directory (its lock): it always may run a job. */
-  async claimImportJob(): Promise<boolean> {
+  async claimImportJob(_id: string, _owner: string, _leaseMs: number): Promise<boolean> {
     this.db.assertOpen();
     return true;
   }
