@@ -11,8 +11,9 @@ import { StatusBadge } from '../../ui/StatusBadge';
 import { useSendTestStatement } from './mutations';
 import { useStores } from './queries';
 import { CreateStoreModal, DestructiveStoreModal, RenameStoreModal } from './StoreDialogs';
+import { ImportDialog } from '../imports/ImportDialog';
 
-type Dialog = { kind: 'rename' | 'empty' | 'delete'; store: StoreSummaryView } | null;
+type Dialog = { kind: 'rename' | 'empty' | 'delete' | 'import'; store: StoreSummaryView } | null;
 
 const column = createColumnHelper<StoreSummaryView>();
 
@@ -101,6 +102,7 @@ export function StoresScreen() {
                 </Menu.Target>
                 <Menu.Dropdown>
                   <Menu.Item onClick={() => setDialog({ kind: 'rename', store })}>Rename</Menu.Item>
+                  <Menu.Item onClick={() => setDialog({ kind: 'import', store })}>Import statements…</Menu.Item>
                   <Menu.Item onClick={() => setDialog({ kind: 'empty', store })}>Empty…</Menu.Item>
                   <Menu.Item color="red" onClick={() => setDialog({ kind: 'delete', store })}>
                     Delete…
@@ -157,6 +159,7 @@ export function StoresScreen() {
           stores.reload();
         }}
       />
+      {dialog?.kind === 'import' && <ImportDialog store={dialog.store} onClose={() => setDialog(null)} />}
       {dialog?.kind === 'rename' && <RenameStoreModal store={dialog.store} onClose={() => setDialog(null)} onDone={() => done('Store renamed.')} />}
       {(dialog?.kind === 'empty' || dialog?.kind === 'delete') && (
         <DestructiveStoreModal
