@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startService, type RunningService } from '../../src-server/service/service';
-import { ADMIN_TOKEN, SCREENS_DIR, XAPI_HEADERS, basic, buildConsole, findChromium, startConsoleHarness, statement, type ConsoleHarness } from './console-harness';
+import { ADMIN_TOKEN, SCREENS_DIR, XAPI_HEADERS, basic, buildConsole, findChromium, signIn, startConsoleHarness, statement, type ConsoleHarness } from './console-harness';
 
 const chromiumPath = findChromium();
 const SOURCE_TOKEN = 'e2e-source-admin-token-0123456789';
@@ -54,10 +54,7 @@ describe.skipIf(!chromiumPath)('imports in the console', () => {
     page = h.page;
     expect((await admin(h.service, ADMIN_TOKEN, '/stores', { slug: 'course', name: 'Course' })).status).toBe(201);
     expect((await admin(h.service, ADMIN_TOKEN, '/stores', { slug: 'archive', name: 'Archive' })).status).toBe(201);
-    await page.goto(`${h.service.url}/admin/`);
-    await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByText('course').first().waitFor();
+    await signIn(page, h.service.url, 'course');
   }, 150_000);
 
   afterAll(async () => {
