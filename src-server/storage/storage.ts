@@ -521,7 +521,7 @@ export interface ImportJobRecord {
   finishedAt: string | null;
 }
 
-export interface ImportCounts {
+interface ImportCounts {
   /** Statements (or lines) read from the source. */
   read: number;
   imported: number;
