@@ -536,7 +536,10 @@ export type ImportJobView = z.infer<typeof importJobSchema>;
 export const startImportSchema = z.strictObject({
   kind: z.literal('lrs'),
   /** The source's xAPI endpoint, e.g. https://lrs.example.com/xapi/ */
-  endpoint: z.url({ protocol: /^https?$/, error: 'the endpoint is an http(s) URL, e.g. https://lrs.example.com/xapi/' }),
+  endpoint: z
+    .url({ protocol: /^https?$/, error: 'the endpoint is an http(s) URL, e.g. https://lrs.example.com/xapi/' })
+    // The job shows its endpoint: credentials in it would be shown too.
+    .refine((url) => !/^[a-z]+:\/\/[^/]*@/i.test(url), 'give the key and secret in their own fields, not in the endpoint URL'),
   key: z.string().min(1, 'the key is required'),
   secret: z.string().min(1, 'the secret is required'),
   /** Only statements stored after this time. */

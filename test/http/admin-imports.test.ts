@@ -159,6 +159,8 @@ describe('a pull from another LRS', () => {
     expect(badSince.json()).toMatchObject({ error: { status: 400, field: 'since' } });
     const ftp = await pull(target, 'copy', { kind: 'lrs', endpoint: 'ftp://example.com/xapi', key: 'k', secret: 's' });
     expect(ftp.json()).toMatchObject({ error: { status: 400, field: 'endpoint' } });
+    const credentialsInUrl = await pull(target, 'copy', { kind: 'lrs', endpoint: `http://k:s@127.0.0.1:1/xapi/`, key: 'k', secret: 's' });
+    expect(credentialsInUrl.json()).toMatchObject({ error: { status: 400, field: 'endpoint', message: expect.stringMatching(/own fields/) } });
     const noStore = await pull(target, 'nowhere', { kind: 'lrs', endpoint: `${sourceUrl}/origin/xapi/`, key: 'k', secret: 's' });
     expect(noStore.statusCode).toBe(404);
     const text = await target.admin({ method: 'POST', url: '/admin/api/stores/copy/imports', headers: { 'content-type': 'text/plain' }, payload: 'hello' });
