@@ -52,7 +52,7 @@ export interface AdminClient {
   /**
    * Imports an NDJSON file of statements (one as stored per line, an export's format) into a Store,
    * streamed as the body; resolves with the import once the file is read. Not a typed `call`: the
-   * body is a file. Absent where the transport cannot send one yet (the desktop bridge).
+   * body is a file. Both transports have it; a client without it (a stand-in) shows the pull only.
    */
   importStatementsFile?(slug: string, file: Blob, fileName: string): Promise<ImportJobView>;
   /** Opens a Test Bench launch URL: a new browser tab (web), a window of its own (desktop). */
