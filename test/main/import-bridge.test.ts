@@ -3,35 +3,12 @@
  * imported with the main process's admin token, and refusals come back in the service's words.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TargetResolution } from '../../src-main/admin-forwarder';
+import { describe, expect, it } from 'vitest';
 import { importStatementsFile } from '../../src-main/import-bridge';
-import { startService, type RunningService } from '../../src-server/service/service';
-
-const TOKEN = 'test-admin-token-0123456789';
+import { useBridgeService } from './bridge-service';
 
 describe('the import bridge of the desktop app', () => {
-  let service: RunningService;
-  let dir: string;
-  const target = (): TargetResolution => ({ ok: true, target: { url: service.url, token: TOKEN } });
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'lore-import-bridge-'));
-    service = await startService({ port: 0, host: '127.0.0.1', dataDir: dir, adminToken: TOKEN });
-    const created = await fetch(`${service.url}/admin/api/stores`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ slug: 'desk', name: 'Desk', environment: 'test' }),
-    });
-    expect(created.status).toBe(201);
-  });
-  afterAll(async () => {
-    await service.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { target } = useBridgeService('desk');
 
   it('imports the file the console read and resolves with the counts', async () => {
     const statement = {
