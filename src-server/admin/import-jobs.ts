@@ -72,6 +72,9 @@ export class ImportBodyTooLargeError extends Error {
 export class ImportJobs {
   private readonly owner = randomUUID();
   private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  /** Jobs this process is starting or reading a file for: never picked up as unfinished meanwhile. */
+  private readonly own = new Set<string>();
+  private resuming = false;
   private timer: NodeJS.Timeout | null = null;
   private stopped = true;
   private readonly log: (message: string) => void;
@@ -112,15 +115,31 @@ export class ImportJobs {
   /** Records a pull and starts it; resolves with the job as recorded, before any statement is read. */
   async startPull(store: StoreRecord, input: PullInput): Promise<ImportJobRecord> {
     const job = newJob(store, 'lrs', { endpoint: input.endpoint, key: input.key, secret: input.secret, since: input.since ?? null, fileName: null });
-    await this.options.storage.putImportJob(job);
-    this.auditTrail('started', store, job);
-    if (await this.options.storage.claimImportJob(job.id, this.owner, this.leaseMs)) this.launch(job, (signal) => this.runPull(store, job, signal));
+    this.own.add(job.id);
+    try {
+      await this.options.storage.putImportJob(job);
+      this.auditTrail('started', store, job);
+      if (await this.options.storage.claimImportJob(job.id, this.owner, this.leaseMs)) this.launch(job, (signal) => this.runPull(store, job, signal));
+    } finally {
+      this.own.delete(job.id);
+    }
     return job;
   }
 
   /** Reads an NDJSON body line by line into the Store; resolves with the job once the body is read. */
   async importNdjson(store: StoreRecord, body: AsyncIterable<Buffer | string>, fileName: string | null): Promise<ImportJobRecord> {
     const job = newJob(store, 'ndjson', { endpoint: null, key: null, secret: null, since: null, fileName });
+    // Until the file is read, this process's search for unfinished jobs must not take it for one
+    // whose upload a stop cut off.
+    this.own.add(job.id);
+    try {
+      return await this.readNdjsonJob(store, job, body);
+    } finally {
+      this.own.delete(job.id);
+    }
+  }
+
+  private async readNdjsonJob(store: StoreRecord, job: ImportJobRecord, body: AsyncIterable<Buffer | string>): Promise<ImportJobRecord> {
     await this.options.storage.putImportJob(job);
     this.auditTrail('started', store, job);
     await this.options.storage.claimImportJob(job.id, this.owner, this.leaseMs);
@@ -171,11 +190,13 @@ export class ImportJobs {
   }
 
   private async resumeUnfinished(): Promise<void> {
-    if (this.stopped) return;
+    // One search at a time: two could both take the same job.
+    if (this.stopped || this.resuming) return;
+    this.resuming = true;
     try {
       const jobs = await this.options.storage.listImportJobs({ unfinished: true });
       for (const job of jobs) {
-        if (this.stopped || this.running.has(job.id)) continue;
+        if (this.stopped || this.running.has(job.id) || this.own.has(job.id)) continue;
         if (!(await this.options.storage.claimImportJob(job.id, this.owner, this.leaseMs))) continue;
         // Read again once held: another process may have moved it on meanwhile.
         const current = await this.options.storage.findImportJob(job.storeId, job.id);
@@ -198,6 +219,8 @@ export class ImportJobs {
       }
     } catch (err) {
       this.log(`could not look for unfinished imports: ${String(err)}`);
+    } finally {
+      this.resuming = false;
     }
   }
 

@@ -172,4 +172,20 @@ describe('a pull from a source that is not Lore', () => {
     expect(away.state).toBe('failed');
     expect(away.error).toMatch(/could not be reached .*connection was refused/);
   });
+
+  it('leaves a file being read alone: a slow upload is not taken for one a stop cut off', async () => {
+    // The search for unfinished jobs runs every 50 ms here; the file takes several times that.
+    async function* slowFile(): AsyncGenerator<string> {
+      for (const statement of STATEMENTS) {
+        yield `${JSON.stringify(statement)}\n`;
+        await new Promise((resolve) => setTimeout(resolve, 60));
+      }
+    }
+    const reading = jobs.importNdjson(store, slowFile(), 'slow.ndjson');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const [during] = await storage.listImportJobs({ storeId: store.id });
+    expect(during).toMatchObject({ state: 'running', error: null });
+    const job = await reading;
+    expect(job).toMatchObject({ state: 'finished', error: null, counts: { imported: 5 } });
+  });
 });
