@@ -30,6 +30,7 @@ const httpOnPostgres = [
   'admin-events',
   'admin-guard',
   'forwarding',
+  'admin-imports',
   'limits-requests',
   'limits-store-overrides',
   'limits-streaming',

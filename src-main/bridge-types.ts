@@ -27,6 +27,8 @@ export const DESKTOP_CHANNEL = 'lore:desktop';
 export const BACKUP_CHANNEL = 'lore:backup';
 /** `invoke({slug, bytes})`: imports a course package (a zip) into a Store of the active connection. */
 export const PACKAGE_CHANNEL = 'lore:package';
+/** An NDJSON file of statements imported into a Store (import-bridge.ts). */
+export const IMPORT_FILE_CHANNEL = 'lore:import-file';
 /** `invoke(url)`: opens a Test Bench launch URL in a window of its own. */
 export const LAUNCH_CHANNEL = 'lore:launch';
 /** `invoke({slug, registration, format})`: saves a Test Bench attempt's report where the user chooses. */
@@ -88,6 +90,8 @@ export interface LoreBridge extends LoreDesktopBridge {
   saveBackup(): Promise<SaveBackupResult>;
   /** Imports a course package (the zip's bytes) into a Store of the active connection (Test Bench). */
   importPackage(slug: string, bytes: ArrayBuffer): Promise<AdminBridgeResult<unknown>>;
+  /** Imports an NDJSON file of statements (its bytes) into a Store of the active connection; resolves with the import. */
+  importStatementsFile(slug: string, bytes: ArrayBuffer, fileName: string): Promise<AdminBridgeResult<unknown>>;
   /** Opens a launch URL of the active connection's service in a window of its own. */
   openLaunch(url: string): Promise<AdminBridgeResult<null>>;
   /** Saves an attempt's report (html or json); resolves with the path, or code `canceled`. */

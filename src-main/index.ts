@@ -20,6 +20,7 @@ import {
   DESKTOP_CHANNEL,
   LAUNCH_CHANNEL,
   PACKAGE_CHANNEL,
+  IMPORT_FILE_CHANNEL,
   REPORT_CHANNEL,
   SERVICE_STATUS_CHANNEL,
 } from './bridge-types';
@@ -37,6 +38,7 @@ import type { ServiceChild } from './service-supervisor';
 import { createTray, trayModel } from './tray';
 import type { LoreTray, TrayAction } from './tray';
 import { importPackage, isLaunchUrlAllowed, saveAttemptReport } from './test-bench-bridge';
+import { importStatementsFile } from './import-bridge';
 import { createLaunchWindow, createMainWindow } from './window';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -179,6 +181,10 @@ function main(): void {
     ipcMain.handle(PACKAGE_CHANNEL, (event, request: unknown) => {
       if (!trusted(event)) return REFUSED;
       return importPackage({ resolveTarget: () => controller.activeTarget(), fetch }, request);
+    });
+    ipcMain.handle(IMPORT_FILE_CHANNEL, (event, request: unknown) => {
+      if (!trusted(event)) return REFUSED;
+      return importStatementsFile({ resolveTarget: () => controller.activeTarget(), fetch }, request);
     });
     ipcMain.handle(LAUNCH_CHANNEL, async (event, url: unknown): Promise<AdminBridgeResult<null>> => {
       if (!trusted(event)) return REFUSED;

@@ -15,6 +15,7 @@ import {
   DESKTOP_CHANNEL,
   LAUNCH_CHANNEL,
   PACKAGE_CHANNEL,
+  IMPORT_FILE_CHANNEL,
   REPORT_CHANNEL,
   SERVICE_STATUS_CHANNEL,
 } from './bridge-types';
@@ -42,6 +43,7 @@ const bridge: LoreBridge = {
   desktop: (name, input) => ipcRenderer.invoke(DESKTOP_CHANNEL, { name, input }),
   saveBackup: () => ipcRenderer.invoke(BACKUP_CHANNEL),
   importPackage: (slug, bytes) => ipcRenderer.invoke(PACKAGE_CHANNEL, { slug, bytes }),
+  importStatementsFile: (slug, bytes, fileName) => ipcRenderer.invoke(IMPORT_FILE_CHANNEL, { slug, bytes, fileName }),
   openLaunch: (url) => ipcRenderer.invoke(LAUNCH_CHANNEL, url),
   saveAttemptReport: (slug, registration, format) => ipcRenderer.invoke(REPORT_CHANNEL, { slug, registration, format }),
 };

@@ -36,15 +36,23 @@ async function errorOf(response: Response): Promise<AdminBridgeError> {
 export async function importPackage(deps: TestBenchBridgeDeps, request: unknown): Promise<AdminBridgeResult<unknown>> {
   const parsed = importRequestSchema.safeParse(request);
   if (!parsed.success) return { ok: false, error: zodIssueToError(parsed.error, 400, 'invalid_input') };
+  return sendFile(deps, `/stores/${encodeURIComponent(parsed.data.slug)}/packages`, 'application/zip', parsed.data.bytes);
+}
+
+/**
+ * POSTs a file the renderer read to an admin path of the active connection, with the main
+ * process's admin token; resolves with the JSON answer, or the service's refusal in its own words.
+ */
+export async function sendFile(deps: TestBenchBridgeDeps, path: string, contentType: string, data: Uint8Array | ArrayBuffer): Promise<AdminBridgeResult<unknown>> {
   const resolution = await deps.resolveTarget();
   if (!resolution.ok) return resolution;
   const { url, token } = resolution.target;
-  const bytes = parsed.data.bytes instanceof ArrayBuffer ? new Uint8Array(parsed.data.bytes) : parsed.data.bytes;
+  const bytes = data instanceof ArrayBuffer ? new Uint8Array(data) : data;
   let response: Response;
   try {
-    response = await deps.fetch(adminApiUrl(url, `/stores/${encodeURIComponent(parsed.data.slug)}/packages`), {
+    response = await deps.fetch(adminApiUrl(url, path), {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/zip', accept: 'application/json' },
+      headers: { authorization: `Bearer ${token}`, 'content-type': contentType, accept: 'application/json' },
       body: bytes,
       signal: AbortSignal.timeout(IMPORT_TIMEOUT_MS),
     });

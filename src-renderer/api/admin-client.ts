@@ -4,9 +4,9 @@
  * which forwards to the active connection). Features depend on this interface only; lint forbids
  * them to import a transport.
  */
-import type { AdminInput, AdminOperationName, AdminOutput, PackageView, RefusalEventView, StoreChangeView } from '../../src-server/admin/contract';
+import type { AdminInput, AdminOperationName, AdminOutput, ImportJobView, PackageView, RefusalEventView, StoreChangeView } from '../../src-server/admin/contract';
 
-export type { AdminInput, AdminOperationName, AdminOutput, PackageView, RefusalEventView, StoreChangeView };
+export type { AdminInput, AdminOperationName, AdminOutput, ImportJobView, PackageView, RefusalEventView, StoreChangeView };
 
 /** Which deployment the console manages; the header always shows it. */
 export interface ConnectionInfo {
@@ -49,6 +49,12 @@ export interface AdminClient {
    * body is a file, not JSON. Rejects with an AdminError naming the problem.
    */
   importPackage(slug: string, zip: Blob): Promise<PackageView>;
+  /**
+   * Imports an NDJSON file of statements (one as stored per line, an export's format) into a Store,
+   * streamed as the body; resolves with the import once the file is read. Not a typed `call`: the
+   * body is a file. Both transports have it; a client without it (a stand-in) shows the pull only.
+   */
+  importStatementsFile?(slug: string, file: Blob, fileName: string): Promise<ImportJobView>;
   /** Opens a Test Bench launch URL: a new browser tab (web), a window of its own (desktop). */
   openLaunch(url: string): Promise<void>;
   /** Saves a Test Bench attempt's report (a download, or a save dialog in the desktop app). */

@@ -5,7 +5,7 @@
  */
 import { dispositionFileName } from '../../src-server/admin/content-disposition';
 import { BACKUPS_PATH, buildAdminRequest } from '../../src-server/admin/contract';
-import type { AdminClient, AdminInput, BackupDownload, AdminOperationName, AdminOutput, ConnectionInfo, PackageView, RefusalEventView, StoreChangeView, SubscribeOptions } from './admin-client';
+import type { AdminClient, AdminInput, BackupDownload, AdminOperationName, AdminOutput, ConnectionInfo, ImportJobView, PackageView, RefusalEventView, StoreChangeView, SubscribeOptions } from './admin-client';
 import { AdminError, wantsStore } from './admin-client';
 import { parseErrorBody } from './error-body';
 import { createSseParser, reconnectDelayMs } from './sse';
@@ -134,6 +134,12 @@ export function createHttpAdminClient(options: HttpClientOptions): AdminClient {
     return (await response.json()) as PackageView;
   }
 
+  async function importStatementsFile(slug: string, file: Blob, fileName: string): Promise<ImportJobView> {
+    const path = `/stores/${encodeURIComponent(slug)}/imports?fileName=${encodeURIComponent(fileName)}`;
+    const response = await request(path, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: file });
+    return (await response.json()) as ImportJobView;
+  }
+
   async function openLaunch(url: string): Promise<void> {
     // A tab of its own, with no opener: the course cannot reach back into the console's page.
     const openTab = (href: string) => (globalThis as unknown as { open: (url: string, target: string, features: string) => unknown }).open(href, '_blank', 'noopener');
@@ -141,5 +147,5 @@ export function createHttpAdminClient(options: HttpClientOptions): AdminClient {
   }
 
   const info: ConnectionInfo = { kind: 'web', url: baseUrl, label: new URL(baseUrl).host };
-  return { call, subscribe, connection: async () => info, downloadBackup, importPackage, openLaunch, saveAttemptReport };
+  return { call, subscribe, connection: async () => info, downloadBackup, importPackage, importStatementsFile, openLaunch, saveAttemptReport };
 }

@@ -4,7 +4,7 @@
  * the same `buildAdminRequest`. The admin token never enters the renderer.
  */
 import type { LoreBridge } from '../../src-main/bridge-types';
-import type { AdminClient, AdminInput, BackupDownload, AdminOperationName, AdminOutput, StoreChangeView, PackageView, SubscribeOptions } from './admin-client';
+import type { AdminClient, AdminInput, BackupDownload, AdminOperationName, AdminOutput, StoreChangeView, ImportJobView, PackageView, SubscribeOptions } from './admin-client';
 import { AdminError, wantsStore } from './admin-client';
 
 export function createIpcAdminClient(bridge: LoreBridge): AdminClient {
@@ -59,6 +59,11 @@ export function createIpcAdminClient(bridge: LoreBridge): AdminClient {
       const result = await bridge.importPackage(slug, await zip.arrayBuffer());
       if (!result.ok) throw new AdminError(result.error);
       return result.value as PackageView;
+    },
+    async importStatementsFile(slug: string, file: Blob, fileName: string): Promise<ImportJobView> {
+      const result = await bridge.importStatementsFile(slug, await file.arrayBuffer(), fileName);
+      if (!result.ok) throw new AdminError(result.error);
+      return result.value as ImportJobView;
     },
     async openLaunch(url: string): Promise<void> {
       const result = await bridge.openLaunch(url);

@@ -51,6 +51,7 @@ export function withSharedLiveEvents(client: AdminClient, lingerMs = LINGER_MS):
     connection: () => client.connection(),
     downloadBackup: () => client.downloadBackup(),
     importPackage: (slug, zip) => client.importPackage(slug, zip),
+    ...(client.importStatementsFile ? { importStatementsFile: client.importStatementsFile.bind(client) } : {}),
     openLaunch: (url) => client.openLaunch(url),
     saveAttemptReport: (slug, registration, format) => client.saveAttemptReport(slug, registration, format),
     subscribe(onEvent, options = {}) {

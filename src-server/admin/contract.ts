@@ -537,6 +537,55 @@ const attemptSummarySchema = z.object({
   lastLaunchedAt: isoTime,
 });
 
+/**
+ * An import of statements into a Store (docs/import.md): pulled from another LRS (`lrs`) or read
+ * from an NDJSON file (`ndjson`). Never holds the source's secret.
+ */
+const importJobSchema = z.object({
+  id: z.string(),
+  storeId: z.string(),
+  kind: z.enum(['lrs', 'ndjson']),
+  /** running: under way; paused: the service stopped, it continues at the next start; failed; finished. */
+  state: z.enum(['running', 'paused', 'failed', 'finished']),
+  endpoint: z.string().nullable(),
+  key: z.string().nullable(),
+  since: z.string().nullable(),
+  fileName: z.string().nullable(),
+  more: z.string().nullable(),
+  reached: z.object({ stored: z.string(), statementId: z.string() }).nullable(),
+  counts: z.object({
+    read: z.number().int(),
+    imported: z.number().int(),
+    alreadyPresent: z.number().int(),
+    voided: z.number().int(),
+    invalid: z.number().int(),
+    conflicts: z.number().int(),
+  }),
+  /** The first problems met (at most 100), in order; the counts say how many in all. */
+  problems: z.array(
+    z.object({ kind: z.enum(['invalid', 'conflict']), line: z.number().int().optional(), statementId: z.string().optional(), message: z.string() }),
+  ),
+  error: z.string().nullable(),
+  createdAt: isoTime,
+  updatedAt: isoTime,
+  finishedAt: isoTime.nullable(),
+});
+export type ImportJobView = z.infer<typeof importJobSchema>;
+
+/** POST /admin/api/stores/:slug/imports as JSON: a pull from another LRS. (An NDJSON body is a file: see docs/import.md.) */
+export const startImportSchema = z.strictObject({
+  kind: z.literal('lrs'),
+  /** The source's xAPI endpoint, e.g. https://lrs.example.com/xapi/ */
+  endpoint: z
+    .url({ protocol: /^https?$/, error: 'the endpoint is an http(s) URL, e.g. https://lrs.example.com/xapi/' })
+    // The job shows its endpoint: credentials in it would be shown too.
+    .refine((url) => !/^[a-z]+:\/\/[^/]*@/i.test(url), 'give the key and secret in their own fields, not in the endpoint URL'),
+  key: z.string().min(1, 'the key is required'),
+  secret: z.string().min(1, 'the secret is required'),
+  /** Only statements stored after this time. */
+  since: isoTime.optional(),
+});
+
 const slugParam = z.object({ slug: z.string() });
 
 // Forwarding (docs/forwarding.md): a Store's statements sent on to another LRS or a webhook.
@@ -674,6 +723,9 @@ export const adminOperations = {
   'refusals.service': { method: 'GET', path: '/refusals', input: refusalsQuerySchema, output: refusalPageSchema },
   'erasures.create': { method: 'POST', path: '/stores/:slug/erasures', input: slugParam.extend(erasureInputSchema.shape), output: erasureOutcomeSchema },
   'erasures.list': { method: 'GET', path: '/stores/:slug/erasures', input: slugParam, output: z.object({ erasures: z.array(erasureEntrySchema) }) },
+  'imports.list': { method: 'GET', path: '/stores/:slug/imports', input: slugParam, output: z.object({ imports: z.array(importJobSchema) }) },
+  'imports.start': { method: 'POST', path: '/stores/:slug/imports', input: slugParam.extend(startImportSchema.shape), output: importJobSchema },
+  'imports.get': { method: 'GET', path: '/stores/:slug/imports/:id', input: keyParams, output: importJobSchema },
   'metrics.ingestion': { method: 'GET', path: '/metrics/ingestion', input: ingestionQuerySchema, output: ingestionReportSchema },
   'packages.list': { method: 'GET', path: '/stores/:slug/packages', input: slugParam, output: z.object({ packages: z.array(packageViewSchema) }) },
   'packages.delete': { method: 'DELETE', path: '/stores/:slug/packages/:id', input: keyParams, output: z.void() },

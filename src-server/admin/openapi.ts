@@ -12,7 +12,7 @@ type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSc
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /** Operations that answer 201 (they create something); the others answer 200, or 204 without a body. */
-const CREATED: ReadonlySet<AdminOperationName> = new Set(['stores.create', 'apiKeys.create', 'apiKeys.rotate', 'packages.launch', 'forwarders.create']);
+const CREATED: ReadonlySet<AdminOperationName> = new Set(['stores.create', 'apiKeys.create', 'apiKeys.rotate', 'packages.launch', 'forwarders.create', 'imports.start']);
 
 /** What the raw operations' answers are, in words: their media type alone does not say. */
 const RAW_PROSE: Record<AdminRawOperationName, { summary: string; description: string; answer: string }> = {
@@ -143,6 +143,7 @@ export function buildOpenApiDocument(options: { version: string; serverUrl?: str
   ];
   const paths: Record<string, Record<string, unknown>> = {};
   for (const { path, method, operation } of described) paths[path] = { ...paths[path], [method]: operation };
+  describeNdjsonImport(described.find((entry) => entry.operation.operationId === 'imports.start')?.operation);
 
   return {
     openapi: '3.1.0',
@@ -157,4 +158,18 @@ export function buildOpenApiDocument(options: { version: string; serverUrl?: str
       securitySchemes: { adminToken: { type: 'http', scheme: 'bearer', description: 'The admin token (LRS_ADMIN_TOKEN or printed at first start).' } },
     },
   };
+}
+
+/**
+ * POST /stores/{slug}/imports takes a file as well as the JSON of a pull: an NDJSON body, one
+ * statement as stored per line (an export's format), read as it streams (docs/import.md).
+ */
+function describeNdjsonImport(operation: Record<string, unknown> | undefined): void {
+  const body = operation?.requestBody as { content: Record<string, unknown> } | undefined;
+  if (!operation || !body) return;
+  operation.description =
+    'As JSON: a pull from another LRS (endpoint, key, secret, optional since), run in the background; the answer is the job, before any statement is read. ' +
+    'As application/x-ndjson: a file of statements, one per line, imported as it is read; the answer is the job once the file is read. ' +
+    'Invalid statements, conflicts and bad lines are counted and the first ones listed with their line numbers; a file over the size limit is answered 413.';
+  body.content['application/x-ndjson'] = { schema: { type: 'string', format: 'binary' } };
 }

@@ -64,6 +64,9 @@ import benchContentRoutes from './routes/bench-content';
 // Forwarding: the Store's statements sent on to another LRS or a webhook (docs/forwarding.md).
 import type { ForwardingWorker } from '../admin/forwarding-worker';
 import forwarderRoutes from './routes/admin/forwarders';
+// Imports of statements from another LRS or an NDJSON file (admin/import-jobs.ts).
+import { ImportJobs } from '../admin/import-jobs';
+import importRoutes from './routes/admin/imports';
 
 export interface ServerOptions {
   storage: Storage;
@@ -111,6 +114,14 @@ export interface ServerOptions {
    * service: told what is recorded and what admins change. Absent: forwarders are kept, not delivered.
    */
   forwarding?: ForwardingWorker;
+  /**
+   * The service's imports (admin/import-jobs.ts), created, started and stopped by the service
+   * (service.ts). Absent (an app built by hand, tests): the app makes its own, started when the app
+   * is ready and stopped when it closes.
+   */
+  imports?: ImportJobs;
+  /** For the app's own imports (without `imports`): statements per page asked of a source; tests ask for small pages. */
+  importPageSize?: number;
 }
 
 /** Default request body limit: far above any real statement batch, far below memory trouble. */
@@ -172,6 +183,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   const bench: BenchContext = { ...benchBase, events: recorded };
   const documentLog = new AttemptDocumentLog(bench);
   app.addHook('onClose', async () => documentLog.settled());
+  const imports = options.imports ?? ownImports(options, events, app);
   const startedAt = new Date().toISOString();
   const adminDeps = { storage: options.storage, publicUrl };
   const limits = { storage: options.storage, limits: options.limits ?? LIMIT_DEFAULTS, buckets: new TokenBuckets() };
@@ -225,10 +237,19 @@ export function buildServer(options: ServerOptions): FastifyInstance {
       await admin.register(erasureRoutes, { ...adminDeps, recorder: refusals }); // forgetting a learner; its audit-log hook: admin/erasures.ts
       await admin.register(benchRoutes, { bench, publicUrl });
       await admin.register(forwarderRoutes, { storage: options.storage, ...(options.forwarding ? { forwarding: options.forwarding } : {}) });
+      await admin.register(importRoutes, { ...adminDeps, imports });
     },
     { prefix: '/admin/api' },
   );
 
   app.get('/health', async () => ({ status: 'ok' }));
   return app;
+}
+
+/** Imports for an app built without a service around it: started with the app, stopped before it closes its storage. */
+function ownImports(options: ServerOptions, events: LiveEventBus, app: FastifyInstance): ImportJobs {
+  const imports = new ImportJobs({ storage: options.storage, events, publicUrl: options.publicUrl, log: (message) => app.log.info(message), pageSize: options.importPageSize });
+  app.addHook('onReady', async () => imports.start());
+  app.addHook('preClose', async () => imports.stop());
+  return imports;
 }

@@ -28,7 +28,7 @@ const VOIDED_VERB = 'http://adlnet.gov/expapi/verbs/voided';
  * as what the LRS needs, so that it does not depend on the admin side that provides it. Both
  * return at once.
  */
-interface RecordedStatementListener {
+export interface RecordedStatementListener {
   announceStatements(store: StoreRecord, rows: ReadonlyArray<{ statementId: string; voidsStatementId: string | null }>, inserted: readonly string[]): void;
   announceRejections(store: StoreRecord, rows: readonly RejectionRow[]): void;
 }

@@ -9,6 +9,8 @@ import { BackupSchedule } from '../admin/backup-schedule';
 import { DEFAULT_STORE_RETENTION_INTERVAL_MS, RetentionSchedule } from '../admin/retention-schedule';
 import { rejectedBoundsWithRetention } from '../limits/store-retention';
 import { ForwardingWorker, type ForwardingTiming } from '../admin/forwarding-worker';
+import { ImportJobs } from '../admin/import-jobs';
+import { LiveEventBus } from '../admin/live-events';
 import type { ServiceConfig } from './config';
 import { buildServer } from '../http/build-server';
 import { LIMIT_DEFAULTS, rejectedRetentionFor } from '../limits/service-limits';
@@ -71,6 +73,18 @@ export function snapshotThresholdFromEnv(env: NodeJS.ProcessEnv): number | undef
   return bytes;
 }
 
+/**
+ * A hook for tests (not a user setting): LORE_IMPORT_PAGE_SIZE makes a pull ask its source for small
+ * pages, so that an import of a few hundred statements spans many pages.
+ */
+function importPageSizeFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env.LORE_IMPORT_PAGE_SIZE;
+  if (raw === undefined || raw === '') return undefined;
+  const size = Number(raw);
+  if (!Number.isSafeInteger(size) || size <= 0) throw new Error(`LORE_IMPORT_PAGE_SIZE must be a whole number above 0, got "${raw}"`);
+  return size;
+}
+
 /** host:port/database of a database URL: never its user or password, which logs must not hold. */
 export function databaseLabel(url: string): string {
   try {
@@ -124,8 +138,13 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     const listening: { url?: string; port?: number } = {};
     // Forwarding (admin/forwarding-worker.ts): delivers once the service listens, stops before it closes.
     const forwarding = new ForwardingWorker({ storage, log, timing: options.forwardingTiming ?? forwardingTimingFromEnv(process.env) });
+    // Imports of statements (admin/import-jobs.ts): unfinished ones continue once the service listens.
+    const events = new LiveEventBus(storage);
+    const imports = new ImportJobs({ storage, events, publicUrl: () => publicUrl, log, pageSize: importPageSizeFromEnv(process.env) });
     const app = buildServer({
       forwarding,
+      events,
+      imports,
       storage,
       adminToken: adminToken.check,
       publicUrl: () => publicUrl,
@@ -160,6 +179,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     const retentionSchedule = new RetentionSchedule({ storage, intervalMs: DEFAULT_STORE_RETENTION_INTERVAL_MS, log });
     retentionSchedule.start();
     forwarding.start();
+    await imports.start();
 
     let stopping: Promise<void> | null = null;
     return {
@@ -172,6 +192,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
           await backupSchedule?.stop();
           await retentionSchedule.stop();
           await forwarding.stop();
+          await imports.stop(); // pulls under way are paused where they are; the next start continues them
           await app.close();
           const requestsDoneMs = performance.now() - started;
           await storage.close();

@@ -494,6 +494,57 @@ export interface StoredDocumentWrite extends DocumentWriteRow {
   id: number;
 }
 
+/**
+ * An import of statements into a Store (src-server/admin/import-jobs.ts, docs/import.md): pulled from
+ * another LRS, or read from an NDJSON file. Kept whole (a plain JSON value to storage) so that an
+ * interrupted pull continues where it was after a restart. `secret` is held only while the pull
+ * may still need it: the job drops it when it ends.
+ */
+export interface ImportJobRecord {
+  id: string;
+  storeId: string;
+  kind: 'lrs' | 'ndjson';
+  state: 'running' | 'paused' | 'failed' | 'finished';
+  /** lrs: the source's xAPI endpoint, key and secret, and the `since` asked for. */
+  endpoint: string | null;
+  key: string | null;
+  secret: string | null;
+  since: string | null;
+  /** ndjson: the file's name as uploaded, when it had one. */
+  fileName: string | null;
+  /** lrs: the `more` link of the next page to read (null: the first page, or none left). */
+  more: string | null;
+  /** The last statement imported, in the source's order: where a pull resumes when its `more` link no longer works. */
+  reached: { stored: string; statementId: string } | null;
+  counts: ImportCounts;
+  /** The first problems met (invalid statements, conflicts, bad lines), in order. */
+  problems: ImportProblem[];
+  /** Why the import failed (state `failed`), in plain words. */
+  error: string | null;
+  createdAt: string;
+  updatedAt: string;
+  finishedAt: string | null;
+}
+
+interface ImportCounts {
+  /** Statements (or lines) read from the source. */
+  read: number;
+  imported: number;
+  alreadyPresent: number;
+  /** Imported statements that void another (the target is voided in this Store too). */
+  voided: number;
+  invalid: number;
+  conflicts: number;
+}
+
+export interface ImportProblem {
+  kind: 'invalid' | 'conflict';
+  /** ndjson: the line, from 1. */
+  line?: number;
+  statementId?: string;
+  message: string;
+}
+
 /** Forwarders (forwarders.ts) are part of every storage: their cursors live beside the statements they follow. */
 export interface Storage extends ForwarderStorage {
   // Stores
@@ -629,6 +680,18 @@ export interface Storage extends ForwarderStorage {
   reapplyErasure(entry: ErasureRecord): Promise<ErasureCounts | null>;
   /** One step of the Store's retention: at most RETENTION_STEP_ROWS rows of each kind older than its cutoff. */
   retentionStep(storeId: string, cutoffs: RetentionCutoffs): Promise<RetentionStepResult>;
+  // Imports of statements (admin/import-jobs.ts): the jobs, kept so that a pull resumes after a restart
+  /** Inserts the job, or replaces the one with its id. */
+  putImportJob(job: ImportJobRecord): Promise<void>;
+  findImportJob(storeId: string, id: string): Promise<ImportJobRecord | null>;
+  /** A Store's jobs, newest first; or, with `unfinished`, every Store's jobs still running or paused, oldest first. */
+  listImportJobs(query: { storeId: string } | { unfinished: true }): Promise<ImportJobRecord[]>;
+  /**
+   * Takes (or renews) the right to run the job for `leaseMs` as `owner`: true when no other owner
+   * holds it unexpired. Several processes on one database run each job once (PostgreSQL); the
+   * embedded database has one process, which always may. `leaseMs` 0 gives it up.
+   */
+  claimImportJob(id: string, owner: string, leaseMs: number): Promise<boolean>;
 
   // Console: statistics and maintenance (the Ingestion and Stores screens of the admin console)
   /**

@@ -110,3 +110,11 @@ export function statement(email: string, name: string, activity: string, activit
     ...(scaled === undefined ? {} : { result: { score: { scaled } } }),
   };
 }
+
+/** Opens the web console of `serviceUrl` and signs in with the harness's admin token; resolves once `shown` is on screen. */
+export async function signIn(page: Page, serviceUrl: string, shown: string): Promise<void> {
+  await page.goto(`${serviceUrl}/admin/`);
+  await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByText(shown).first().waitFor();
+}

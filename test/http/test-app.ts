@@ -98,7 +98,7 @@ export async function openTestStorage(dataDir: string): Promise<TestStorage> {
  * behind proxies, bound beyond loopback (test/http/public-url-from-request.test.ts).
  */
 export async function buildTestApp(
-  options: Partial<Pick<ServerOptions, 'limits' | 'publicUrl' | 'followRequestOrigin' | 'trustProxy' | 'serviceInfo'>> = {},
+  options: Partial<Pick<ServerOptions, 'limits' | 'publicUrl' | 'followRequestOrigin' | 'trustProxy' | 'serviceInfo' | 'importPageSize'>> = {},
 ): Promise<TestApp> {
   // A temp directory on either backend: the admin token file is kept there.
   const dataDir = mkdtempSync(join(tmpdir(), 'lore-http-'));

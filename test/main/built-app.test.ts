@@ -210,7 +210,7 @@ describe('the built desktop app under a stand-in electron', () => {
   });
 
   it('registers one handler per channel and answers the console page only', () => {
-    expect([...record.ipcHandlers].sort()).toEqual(['lore:admin', 'lore:admin-stream', 'lore:backup', 'lore:connection', 'lore:desktop', 'lore:launch', 'lore:package', 'lore:report', 'lore:service-status']);
+    expect([...record.ipcHandlers].sort()).toEqual(['lore:admin', 'lore:admin-stream', 'lore:backup', 'lore:connection', 'lore:desktop', 'lore:import-file', 'lore:launch', 'lore:package', 'lore:report', 'lore:service-status']);
     expect(ipc(record, 'lore:service-status', true)?.result?.['state']).toBe('running');
     expect(ipc(record, 'lore:service-status', false)?.error).toMatch(/IPC refused/);
     expect(ipc(record, 'lore:connection', true)?.result).toEqual({ kind: 'local', url: record.scenario?.running.url, label: 'Local service' });
@@ -222,6 +222,8 @@ describe('the built desktop app under a stand-in electron', () => {
     expect(ipc(record, 'lore:package', false)?.result).toMatchObject({ ok: false, error: { status: 403, code: 'forbidden' } });
     expect(ipc(record, 'lore:launch', false)?.result).toMatchObject({ ok: false, error: { status: 403, code: 'forbidden' } });
     expect(ipc(record, 'lore:package', true)?.result).toMatchObject({ ok: false, error: { status: 404, code: 'store_not_found' } });
+    expect(ipc(record, 'lore:import-file', false)?.result).toMatchObject({ ok: false, error: { status: 403, code: 'forbidden' } });
+    expect(ipc(record, 'lore:import-file', true)?.result).toMatchObject({ ok: false, error: { status: 404, code: 'store_not_found' } });
     expect(ipc(record, 'lore:launch', true)?.result).toMatchObject({ ok: false, error: { status: 400, code: 'launch_url_refused' } });
     expect(ipc(record, 'lore:report', false)?.result).toMatchObject({ ok: false, error: { status: 403, code: 'forbidden' } });
     expect(ipc(record, 'lore:report', true)?.result).toMatchObject({ ok: false, error: { status: 404, code: 'store_not_found' } });
@@ -340,6 +342,7 @@ describe('the built preload', () => {
       'connection',
       'desktop',
       'importPackage',
+      'importStatementsFile',
       'onAdminEvent',
       'onAdminRefusal',
       'onAdminStream',

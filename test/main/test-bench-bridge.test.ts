@@ -3,17 +3,10 @@
  * imported with the main process's admin token, refusals come back with the service's words, and
  * only launch URLs of the managed service may open in a window.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TargetResolution } from '../../src-main/admin-forwarder';
+import { describe, expect, it } from 'vitest';
 import { importPackage, isLaunchUrlAllowed } from '../../src-main/test-bench-bridge';
-import { startService } from '../../src-server/service/service';
-import type { RunningService } from '../../src-server/service/service';
 import { buildZip } from '../bench/zip-writer';
-
-const TOKEN = 'test-admin-token-0123456789';
+import { useBridgeService } from './bridge-service';
 const TINCAN_XML = `<?xml version="1.0" encoding="utf-8"?>
 <tincan xmlns="http://projecttincan.com/tincan.xsd"><activities>
   <activity id="https://lore.example/desktop-course" type="http://adlnet.gov/expapi/activities/course">
@@ -22,24 +15,7 @@ const TINCAN_XML = `<?xml version="1.0" encoding="utf-8"?>
 </activities></tincan>`;
 
 describe('the Test Bench bridge of the desktop app', () => {
-  let service: RunningService;
-  let dir: string;
-  const target = (): TargetResolution => ({ ok: true, target: { url: service.url, token: TOKEN } });
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'lore-bench-bridge-'));
-    service = await startService({ port: 0, host: '127.0.0.1', dataDir: dir, adminToken: TOKEN });
-    const created = await fetch(`${service.url}/admin/api/stores`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ slug: 'desk', name: 'Desk', environment: 'test' }),
-    });
-    expect(created.status).toBe(201);
-  });
-  afterAll(async () => {
-    await service.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { target } = useBridgeService('desk');
 
   it('imports the zip the console read, with the admin token the renderer never sees', async () => {
     const zip = buildZip([{ name: 'tincan.xml', content: TINCAN_XML }, { name: 'index.html', content: '<html></html>' }]);

@@ -34,6 +34,7 @@ describe('PostgreSQL names for the Explorer', () => {
     // The database as the release before them left it: the migration that made them not applied,
     // and each later one taken back too (what they added, dropped).
     const version = MIGRATIONS.findIndex((sql) => sql.includes('CREATE TABLE explorer_names')) + 1;
+    expect(version).toBeGreaterThan(0);
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
     try {
@@ -42,6 +43,8 @@ describe('PostgreSQL names for the Explorer', () => {
       await client.query('DROP TABLE IF EXISTS erasures; DROP INDEX IF EXISTS statements_received; ALTER TABLE stores DROP COLUMN IF EXISTS retention');
       // Forwarders, their cursors and dead letters (forwarders.ts).
       await client.query('DROP TABLE IF EXISTS forwarder_dead_letters, forwarders');
+      // Imports of statements (import-jobs.ts).
+      await client.query('DROP TABLE IF EXISTS import_jobs');
       await client.query('DELETE FROM lore_schema WHERE version >= $1', [version]);
     } finally {
       await client.end();

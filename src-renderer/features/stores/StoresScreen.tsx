@@ -14,7 +14,9 @@ import { CreateStoreModal, DestructiveStoreModal, RenameStoreModal } from './Sto
 import { EraseLearnerModal } from './EraseLearnerDialog';
 import { RetentionModal } from './RetentionDialog';
 
-type Dialog = { kind: 'rename' | 'retention' | 'erase' | 'empty' | 'delete'; store: StoreSummaryView } | null;
+import { ImportDialog } from '../imports/ImportDialog';
+
+type Dialog = { kind: 'rename' | 'retention' | 'erase' | 'import' | 'empty' | 'delete'; store: StoreSummaryView } | null;
 
 const column = createColumnHelper<StoreSummaryView>();
 
@@ -107,6 +109,7 @@ export function StoresScreen() {
                   <Menu.Item color="red" onClick={() => setDialog({ kind: 'erase', store })}>
                     Forget a learner…
                   </Menu.Item>
+                  <Menu.Item onClick={() => setDialog({ kind: 'import', store })}>Import statements…</Menu.Item>
                   <Menu.Item onClick={() => setDialog({ kind: 'empty', store })}>Empty…</Menu.Item>
                   <Menu.Item color="red" onClick={() => setDialog({ kind: 'delete', store })}>
                     Delete…
@@ -163,6 +166,7 @@ export function StoresScreen() {
           stores.reload();
         }}
       />
+      {dialog?.kind === 'import' && <ImportDialog store={dialog.store} onClose={() => setDialog(null)} />}
       {dialog?.kind === 'rename' && <RenameStoreModal store={dialog.store} onClose={() => setDialog(null)} onDone={() => done('Store renamed.')} />}
       {dialog?.kind === 'retention' && <RetentionModal store={dialog.store} onClose={() => setDialog(null)} onDone={() => done(`Retention of ${dialog.store.slug} saved.`)} />}
       {dialog?.kind === 'erase' && (

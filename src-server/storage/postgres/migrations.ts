@@ -306,6 +306,20 @@ CREATE INDEX statements_received ON statements (store_num, seq) WHERE received I
 `,
   // Forwarders, their cursors and leases, and their dead letters (forwarders.ts).
   FORWARDERS_MIGRATION,
+  `
+-- Imports of statements (import-jobs.ts): each job whole as JSON, and the lease of the process running it.
+-- Re-runnable (IF NOT EXISTS): a test takes back an earlier migration and everything after it.
+CREATE TABLE IF NOT EXISTS import_jobs (
+  id text PRIMARY KEY,
+  store_id text NOT NULL,
+  state text NOT NULL,
+  created_at text NOT NULL,
+  job text NOT NULL,
+  lease_owner text,
+  lease_until timestamptz
+);
+CREATE INDEX IF NOT EXISTS import_jobs_store ON import_jobs (store_id, created_at);
+`,
 ];
 
 /**

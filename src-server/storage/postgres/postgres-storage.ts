@@ -9,6 +9,7 @@
  * This class only composes: each domain module holds its SQL. The schema is migrations.ts.
  */
 import type {
+  ImportJobRecord,
   ActivityRecord,
   ApiKeyPatch,
   ApiKeyRecord,
@@ -96,6 +97,7 @@ import { pruneLogs } from './retention';
 import type { ErasureCounts, ErasureOutcome, ErasureRecord, ErasureRequest, RetentionCutoffs, RetentionStepResult } from '../erasure';
 import { eraseAgentsTx, listErasureRows, reapplyErasureTx, retentionStepTx } from './erasure';
 import { insertRefusalRows, listRefusalRows, SERVICE_WIDE } from './refusals';
+import { claimImportJobRow, findImportJobRow, listImportJobRows, putImportJobRow } from './import-jobs';
 import { insertStatementRows } from './statement-writes';
 import { findAttachmentRows, findStatementRow, queryStatementRows } from './statement-reads';
 
@@ -545,6 +547,24 @@ export class PostgresStorage implements Storage {
 
   listDocumentWrites(storeId: string, registration: string): Promise<StoredDocumentWrite[]> {
     return this.read(storeId, [], (storeNum) => listDocumentWriteRows(this.db, storeNum, registration));
+  }
+
+  // Imports of statements (import-jobs.ts)
+
+  putImportJob(job: ImportJobRecord): Promise<void> {
+    return putImportJobRow(this.db, job);
+  }
+
+  findImportJob(storeId: string, id: string): Promise<ImportJobRecord | null> {
+    return findImportJobRow(this.db, storeId, id);
+  }
+
+  listImportJobs(query: { storeId: string } | { unfinished: true }): Promise<ImportJobRecord[]> {
+    return listImportJobRows(this.db, query);
+  }
+
+  claimImportJob(id: string, owner: string, leaseMs: number): Promise<boolean> {
+    return claimImportJobRow(this.db, id, owner, leaseMs);
   }
 
   // Console: statistics and maintenance (ingestion.ts, records.ts)

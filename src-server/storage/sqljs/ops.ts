@@ -30,6 +30,8 @@ import { applyRetainRecords } from './store-retention';
 import type { RetainRecordsOp } from './store-retention';
 import { applyForwarderOp } from './forwarders';
 import type { ForwarderOp } from './forwarders';
+import { applyPutImportJob } from './import-jobs';
+import type { PutImportJobOp } from './import-jobs';
 
 export type Op =
   /** insertStore, updateStore, deleteStore (stores.ts). */
@@ -55,6 +57,8 @@ export type Op =
   | RetainRecordsOp
   /** Forwarders, their cursors and dead letters (forwarders.ts). */
   | ForwarderOp
+  /** Imports of statements: the job as it now is (import-jobs.ts). */
+  | PutImportJobOp
   | LostRecordsOp;
 
 /**
@@ -146,6 +150,9 @@ export function applyOp(state: ApplyState, op: Op): void {
     case 'deleteForwarder':
     case 'requeueDeadLetters':
       applyForwarderOp(state, op);
+      return;
+    case 'putImportJob':
+      applyPutImportJob(state, op);
       return;
     case 'lostRecords':
       return;

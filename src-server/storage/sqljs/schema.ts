@@ -16,6 +16,7 @@ import { ensureIngestionTables } from './ingestion';
 import { ensureReceivedColumns } from './received';
 import { ensureWarningsColumn } from './statement-writes';
 import { ensureRefusalsTable } from './refusals';
+import { ensureImportJobsTable } from './import-jobs';
 import type { Sql } from './sql';
 import { ensureStatementTargets } from './statement-targets';
 import { ensureStoreLimitsColumn } from './stores';
@@ -135,6 +136,7 @@ export function ensureSchema(sql: Sql): Meta {
   ensureNameTables(sql); // the Explorer's names (after the term tables: it fills itself from them)
   ensureErasureTables(sql); // the erasure ledger
   ensureForwarderTables(sql); // forwarders, their cursors and dead letters
+  ensureImportJobsTable(sql); // imports of statements, kept for resuming
   return meta;
 }
 

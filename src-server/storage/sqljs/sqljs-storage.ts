@@ -10,6 +10,7 @@
  */
 import { createRequire } from 'node:module';
 import type {
+  ImportJobRecord,
   ActivityRecord,
   ApiKeyPatch,
   ApiKeyRecord,
@@ -55,6 +56,7 @@ import {
   requeueOp,
   settleForwarderOp,
 } from './forwarders';
+import { findImportJobRow, listImportJobRows } from './import-jobs';
 import { findActivityRow } from './activities';
 import {
   findLaunchRow,
@@ -588,6 +590,29 @@ export class SqljsStorage implements Storage {
 
   async listDocumentWrites(storeId: string, registration: string): Promise<StoredDocumentWrite[]> {
     return this.read(storeId, [], (sql, storeNum) => listDocumentWriteRows(sql, storeNum, registration));
+  }
+
+  // Imports of statements (import-jobs.ts)
+
+  async putImportJob(job: ImportJobRecord): Promise<void> {
+    await this.db.writable();
+    await this.db.commit({ t: 'putImportJob', job });
+  }
+
+  async findImportJob(storeId: string, id: string): Promise<ImportJobRecord | null> {
+    this.db.assertOpen();
+    return findImportJobRow(this.db.sql, storeId, id);
+  }
+
+  async listImportJobs(query: { storeId: string } | { unfinished: true }): Promise<ImportJobRecord[]> {
+    this.db.assertOpen();
+    return listImportJobRows(this.db.sql, query);
+  }
+
+  /** One process owns the data directory (its lock): it always may run a job. */
+  async claimImportJob(_id: string, _owner: string, _leaseMs: number): Promise<boolean> {
+    this.db.assertOpen();
+    return true;
   }
 
   // Console: statistics and maintenance (ingestion.ts, empty-store.ts)
