@@ -23,6 +23,8 @@ const projectDefaults = {
  */
 const httpOnPostgres = [
   'admin-api',
+  'admin-audit',
+  'admin-export',
   'bench',
   'admin-console',
   'admin-explorer-search',

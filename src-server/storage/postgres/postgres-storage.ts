@@ -92,6 +92,8 @@ import { ProcessRegistry } from './process-registry';
 import { StampWatermark } from './stamp-watermark';
 import { pruneLogs } from './retention';
 import { insertRefusalRows, listRefusalRows, SERVICE_WIDE } from './refusals';
+import { insertAuditRow, listAuditRows, pruneAuditRows } from './audit-log';
+import type { AuditPage, AuditQuery, AuditRow, StoredAuditEntry } from '../audit';
 import { insertStatementRows } from './statement-writes';
 import { findAttachmentRows, findStatementRow, queryStatementRows } from './statement-reads';
 
@@ -401,6 +403,21 @@ export class PostgresStorage implements Storage {
     if (query.storeId === null) return listRefusalRows(this.db, SERVICE_WIDE, null, query);
     const storeId = query.storeId;
     return this.read(storeId, { refusals: [], nextBeforeId: null }, (storeNum) => listRefusalRows(this.db, storeNum, storeId, query));
+  }
+
+  // The audit log (audit-log.ts)
+
+  insertAuditEntry(row: AuditRow): Promise<StoredAuditEntry> {
+    return insertAuditRow(this.db, row);
+  }
+
+  listAuditEntries(query: AuditQuery): Promise<AuditPage> {
+    checkLimit(query.limit);
+    return listAuditRows(this.db, query);
+  }
+
+  pruneAuditEntries(beforeMs: number): Promise<number> {
+    return pruneAuditRows(this.db, beforeMs);
   }
 
   // Documents (documents.ts)

@@ -24,6 +24,8 @@ import { applyRefusalOp } from './refusals';
 import type { RefusalOp } from './refusals';
 import type { PruneRejectionsOp } from './retention';
 import type { StoreOp } from './stores';
+import { applyAuditOp } from './audit-log';
+import type { AuditOp } from './audit-log';
 
 export type Op =
   /** insertStore, updateStore, deleteStore (stores.ts). */
@@ -43,6 +45,8 @@ export type Op =
   | RefusalOp
   /** The Test Bench's packages and launches (bench.ts). */
   | BenchOp
+  /** The audit log of admin actions and its retention (audit-log.ts). */
+  | AuditOp
   | LostRecordsOp;
 
 /**
@@ -113,6 +117,10 @@ export function applyOp(state: ApplyState, op: Op): void {
     case 'insertRefusals':
     case 'pruneRefusals':
       applyRefusalOp(state, op);
+      return;
+    case 'insertAudit':
+    case 'pruneAudit':
+      applyAuditOp(state, op);
       return;
     case 'insertPackage':
     case 'deletePackage':

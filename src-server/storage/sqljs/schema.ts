@@ -14,6 +14,7 @@ import { ensureIngestionTables } from './ingestion';
 import { ensureReceivedColumns } from './received';
 import { ensureWarningsColumn } from './statement-writes';
 import { ensureRefusalsTable } from './refusals';
+import { ensureAuditTable } from './audit-log';
 import type { Sql } from './sql';
 import { ensureStatementTargets } from './statement-targets';
 import { ensureStoreLimitsColumn } from './stores';
@@ -131,6 +132,7 @@ export function ensureSchema(sql: Sql): Meta {
   ensureRefusalsTable(sql); // the log of refused requests
   ensureBenchTables(sql); // the Test Bench's packages and launches
   ensureNameTables(sql); // the Explorer's names (after the term tables: it fills itself from them)
+  ensureAuditTable(sql); // the audit log of admin actions
   return meta;
 }
 
