@@ -16,6 +16,7 @@ import {
   LAUNCH_CHANNEL,
   PACKAGE_CHANNEL,
   REPORT_CHANNEL,
+  EXPORT_CHANNEL,
   SERVICE_STATUS_CHANNEL,
 } from './bridge-types';
 import type { LoreBridge } from './bridge-types';
@@ -44,6 +45,7 @@ const bridge: LoreBridge = {
   importPackage: (slug, bytes) => ipcRenderer.invoke(PACKAGE_CHANNEL, { slug, bytes }),
   openLaunch: (url) => ipcRenderer.invoke(LAUNCH_CHANNEL, url),
   saveAttemptReport: (slug, registration, format) => ipcRenderer.invoke(REPORT_CHANNEL, { slug, registration, format }),
+  saveExport: (slug, query) => ipcRenderer.invoke(EXPORT_CHANNEL, { slug, query }),
 };
 
 contextBridge.exposeInMainWorld('lore', bridge satisfies LoreBridge);

@@ -5,6 +5,7 @@ export type Route =
   | { screen: 'explorer'; store?: string; filters?: ExplorerUrlFilters }
   | { screen: 'bench'; store?: string; registration?: string }
   | { screen: 'ingestion' }
+  | { screen: 'audit' }
   | { screen: 'connection' };
 
 export type Screen = Route['screen'];
@@ -53,6 +54,7 @@ export function parseRoute(hash: string): Route {
     case 'keys':
       return store ? { screen, store } : { screen };
     case 'ingestion':
+    case 'audit':
     case 'connection':
       return { screen };
     default:

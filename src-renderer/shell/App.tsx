@@ -15,6 +15,7 @@ const ApiKeysScreen = lazyComponent(() => import('../features/api-keys/ApiKeysSc
 const ExplorerScreen = lazyComponent(() => import('../features/explorer/ExplorerScreen').then((m) => m.ExplorerScreen));
 const IngestionScreen = lazyComponent(() => import('../features/ingestion/IngestionScreen').then((m) => m.IngestionScreen));
 const BenchScreen = lazyComponent(() => import('../features/bench/BenchScreen').then((m) => m.BenchScreen));
+const AuditScreen = lazyComponent(() => import('../features/audit/AuditScreen').then((m) => m.AuditScreen));
 const ConnectionScreen = lazyComponent(() => import('../features/connection/ConnectionScreen').then((m) => m.ConnectionScreen));
 
 const NAV: { screen: Screen; label: string; description: string }[] = [
@@ -23,6 +24,7 @@ const NAV: { screen: Screen; label: string; description: string }[] = [
   { screen: 'ingestion', label: 'Ingestion', description: 'Statements over time' },
   { screen: 'bench', label: 'Test Bench', description: 'Launch a course, watch the attempt' },
   { screen: 'keys', label: 'Settings → API Keys', description: 'Credentials for content' },
+  { screen: 'audit', label: 'Audit log', description: 'Who did what, and when' },
   { screen: 'connection', label: 'Connection', description: 'The service this console manages' },
 ];
 
@@ -58,6 +60,9 @@ export function App({ headerExtra, onSignOut }: { headerExtra?: ReactNode; onSig
           onNavigate={(store, registration) => navigate({ screen: 'bench', ...(store ? { store } : {}), ...(registration ? { registration } : {}) })}
         />
       );
+      break;
+    case 'audit':
+      screen = <AuditScreen />;
       break;
     case 'connection':
       screen = <ConnectionScreen {...(onSignOut ? { onSignOut } : {})} />;

@@ -15,7 +15,7 @@
 import { AUDIT_RETENTION_DAYS } from '../storage/audit';
 import type { AuditRow, StoredAuditEntry } from '../storage/audit';
 import type { Storage } from '../storage/storage';
-import type { AuditPageView, AuditQueryInput } from './contract';
+import type { AuditAction, AuditPageView, AuditQueryInput } from './contract';
 
 const DAY_MS = 24 * 60 * 60_000;
 
@@ -26,8 +26,8 @@ export interface AuditActor {
 }
 
 export interface AuditRecordInput {
-  /** `store.create`, `key.rotate`, `statements.export`, `backup.download`… */
-  action: string;
+  /** `store.create`, `key.rotate`, `statements.export`… (AUDIT_ACTIONS; a module adding one adds it there). */
+  action: AuditAction;
   outcome: 'succeeded' | 'failed';
   /** The Store's slug. */
   store?: string | null;

@@ -183,8 +183,28 @@ export const exportQuerySchema = explorerQuerySchema.omit({ limit: true, cursor:
 });
 export type ExportQueryInput = z.infer<typeof exportQuerySchema>;
 
-/** The admin actions the audit log keeps (admin/audit-log.ts, docs/audit.md). */
-export const auditOutcomeSchema = z.enum(['succeeded', 'failed']);
+/**
+ * The admin actions the audit log keeps (admin/audit-log.ts, docs/audit.md): those of the admin
+ * routes (http/plugins/audit-trail.ts) and those other modules record themselves.
+ */
+export const AUDIT_ACTIONS = [
+  'store.create',
+  'store.update',
+  'store.empty',
+  'store.delete',
+  'store.testStatement',
+  'key.create',
+  'key.rotate',
+  'key.revoke',
+  'package.import',
+  'package.delete',
+  'statements.export',
+  'backup.download',
+  'backup.restore',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+const auditOutcomeSchema = z.enum(['succeeded', 'failed']);
 
 /** GET /admin/api/audit: newest first, paged by cursor. */
 export const auditQuerySchema = z.strictObject({

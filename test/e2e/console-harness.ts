@@ -110,3 +110,10 @@ export function statement(email: string, name: string, activity: string, activit
     ...(scaled === undefined ? {} : { result: { score: { scaled } } }),
   };
 }
+
+/** Opens the web console of the harness's service and signs in with the admin token. */
+export async function signIn(h: ConsoleHarness): Promise<void> {
+  await h.page.goto(`${h.service.url}/admin/`);
+  await h.page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+  await h.page.getByRole('button', { name: 'Sign in' }).click();
+}

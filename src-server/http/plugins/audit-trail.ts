@@ -14,6 +14,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ADMIN_CLIENT_HEADER } from '../../admin/contract';
+import type { AuditAction } from '../../admin/contract';
 import type { AuditActor, AuditLog } from '../../admin/audit-log';
 
 declare module 'fastify' {
@@ -26,7 +27,7 @@ declare module 'fastify' {
 type Json = Record<string, unknown>;
 
 interface Entry {
-  action: string;
+  action: AuditAction;
   /** The Store's slug: the path's, or the body's when the action creates it. */
   store?: (params: Json, body: Json) => unknown;
   target?: (params: Json, answer: Json) => unknown;

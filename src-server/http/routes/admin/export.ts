@@ -23,7 +23,16 @@ export default async function exportRoutes(app: FastifyInstance, deps: AdminRout
     if (!filter.ok) throw errors.invalidParameter(filter.message, filter.field);
     const progress: ExportProgress = { count: 0, complete: false };
     // The audit entry (http/plugins/audit-trail.ts) reads this once the download has ended.
-    request.auditDetail = { format, filters, progress };
+    request.auditDetail = {
+      format,
+      filters,
+      get count() {
+        return progress.count;
+      },
+      get complete() {
+        return progress.complete;
+      },
+    };
     const stream = exportStream(deps.storage, store, filter.query, format, progress);
     return reply
       .header('content-type', EXPORT_MEDIA_TYPES[format])
