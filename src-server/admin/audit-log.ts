@@ -19,9 +19,12 @@ import type { AuditAction, AuditPageView, AuditQueryInput } from './contract';
 
 const DAY_MS = 24 * 60 * 60_000;
 
-/** Who did it: the holder of the admin token over HTTP (with its address), or the desktop app (with its OS user). */
+/**
+ * Who did it: the holder of the admin token over HTTP (with its address), the desktop app (with
+ * its OS user), or a command run on the data directory (`npm run restore`, with its OS user).
+ */
 export interface AuditActor {
-  actor: 'admin token' | 'desktop app';
+  actor: 'admin token' | 'desktop app' | 'command line';
   detail: string | null;
 }
 

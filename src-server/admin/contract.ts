@@ -229,7 +229,7 @@ const auditEntrySchema = z.object({
   store: z.string().nullable(),
   /** What in the Store it was on (a key's id, a file name). Never a secret. */
   target: z.string().nullable(),
-  /** Who: `admin token` (an HTTP client) or `desktop app`. */
+  /** Who: `admin token` (an HTTP client), `desktop app`, or `command line` (a restore). */
   actor: z.string(),
   /** The remote address of an HTTP client, the OS user of the desktop app. */
   actorDetail: z.string().nullable(),
