@@ -181,7 +181,6 @@ export type ExplorerPageView = z.infer<typeof explorerPageSchema>;
 export const exportQuerySchema = explorerQuerySchema.omit({ limit: true, cursor: true }).extend({
   format: z.enum(['ndjson', 'csv'], 'format is "ndjson" or "csv"'),
 });
-export type ExportQueryInput = z.infer<typeof exportQuerySchema>;
 
 /**
  * The admin actions the audit log keeps (admin/audit-log.ts, docs/audit.md): those of the admin

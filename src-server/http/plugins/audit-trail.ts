@@ -90,7 +90,7 @@ function detailOrNull(detail: Json): Json | null {
 }
 
 /** `desktop; user=<name>` from the desktop app; anything else is an HTTP client of the admin token. */
-export function auditActorOf(request: FastifyRequest): AuditActor {
+function auditActorOf(request: FastifyRequest): AuditActor {
   const mark = request.headers[ADMIN_CLIENT_HEADER];
   if (typeof mark === 'string' && /^desktop\b/.test(mark)) {
     const user = /;\s*user=([^;]*)/.exec(mark)?.[1];
