@@ -10,6 +10,7 @@ import { statementAsReceived } from '../../src-server/xapi/received-statement';
 import { describeActivitiesContract } from './activities-contract';
 import { describeBenchContract } from './bench-contract';
 import { describeConsoleContract } from './console-contract';
+import { describeAuditContract } from './audit-contract';
 import { describeDocumentContract } from './document-contract';
 import { describeExplorerNamesContract } from './explorer-names-contract';
 import { describeStatementTargetsContract } from './statement-targets-contract';
@@ -67,6 +68,7 @@ export function describeStorageContract(name: string, open: () => Promise<Contra
     describeActivitiesContract(ctx);
     describeBenchContract(ctx);
     describeExplorerNamesContract(ctx);
+    describeAuditContract(ctx);
 
     async function insert(...specs: Parameters<typeof makeStatement>[0][]): Promise<string[]> {
       const rows = specs.map((spec) => makeStatement(spec));
