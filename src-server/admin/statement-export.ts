@@ -14,8 +14,8 @@ import { CSV_HEADER, csvRow } from './statement-csv';
 
 export type ExportFormat = 'ndjson' | 'csv';
 
-/** Records read at a time: a few hundred keeps each read short and memory flat. */
-export const EXPORT_PAGE = 500;
+/** Records read at a time: a few hundred keeps each read short (the embedded storage reads synchronously: a write waits behind it) and memory flat. */
+export const EXPORT_PAGE = 250;
 
 export interface ExportProgress {
   /** Lines written so far (the CSV header not counted). */
