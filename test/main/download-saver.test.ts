@@ -1,7 +1,7 @@
 /**
  * The desktop app's export against a real service: the Explorer's filter is checked before
  * anything is fetched, the file streams to the path the user chose, and the service's audit log
- * says the desktop app did it, with the OS user.
+ * says the desktop app did it (and any admin call it forwards), with the OS user.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeStreamToFile } from '../../src-main/backup-saver';
 import { saveExport } from '../../src-main/download-saver';
-import type { TargetResolution } from '../../src-main/admin-forwarder';
+import { forwardAdminCall, type TargetResolution } from '../../src-main/admin-forwarder';
 import type { AuditPageView } from '../../src-server/admin/contract';
 import { startService } from '../../src-server/service/service';
 import type { RunningService } from '../../src-server/service/service';
@@ -58,6 +58,13 @@ describe('the desktop app saving an export', () => {
     expect(lines.map((s) => s.id)).toEqual([ids[1]]);
     const audit = (await (await admin('GET', '/audit?action=statements.export')).json()) as AuditPageView;
     expect(audit.entries[0]).toMatchObject({ actor: 'desktop app', actorDetail: userInfo().username, store: 'desk', outcome: 'succeeded' });
+  });
+
+  it("marks the forwarded admin calls too: the audit log names the desktop app and its user", async () => {
+    const renamed = await forwardAdminCall('stores.rename', { slug: 'desk', name: 'Desk, renamed' }, target);
+    expect(renamed.ok).toBe(true);
+    const audit = (await (await admin('GET', '/audit?action=store.update')).json()) as AuditPageView;
+    expect(audit.entries[0]).toMatchObject({ actor: 'desktop app', actorDetail: userInfo().username, detail: { name: 'Desk, renamed' } });
   });
 
   it('refuses a filter the contract cannot read before fetching, and reports a cancelled dialog and a refusal', async () => {
