@@ -24,6 +24,8 @@ const projectDefaults = {
 const httpOnPostgres = [
   'admin-api',
   'admin-erasures',
+  'admin-audit',
+  'admin-export',
   'bench',
   'admin-console',
   'admin-explorer-search',

@@ -13,7 +13,7 @@ import type { ReadableStream } from 'node:stream/web';
 import { parseArgs } from 'node:util';
 import { BACKUPS_PATH } from '../src-server/admin/contract';
 import { backupFileName } from '../src-server/admin/backups';
-import { ADMIN_API_PREFIX } from '../src-server/admin/openapi';
+import { adminRequest, adminTokenOr, serviceBase } from './admin-api-command';
 import { InvalidBackupError, sqlJsForBackups, verifyBackup } from '../src-server/storage/sqljs/backup';
 
 const USAGE = 'usage: LRS_ADMIN_TOKEN=<token> npm run backup -- [--url http://127.0.0.1:8411] [--out lore-backup.sqlite]';
@@ -26,33 +26,18 @@ async function main(): Promise<number> {
     console.error(`${(err as Error).message}\n${USAGE}`);
     return 2;
   }
-  const token = process.env.LRS_ADMIN_TOKEN;
-  if (!token) {
-    console.error(`LRS_ADMIN_TOKEN is not set: the backup needs the service's admin token.\n${USAGE}`);
-    return 2;
-  }
-  const base = (values.url ?? process.env.LRS_URL ?? 'http://127.0.0.1:8411').replace(/\/+$/, '');
+  const token = adminTokenOr(USAGE, 'the backup');
+  if (token === null) return 2;
+  const base = serviceBase(values.url);
   const out = values.out ?? backupFileName(new Date());
   const partial = `${out}.part`;
 
-  let response: Response;
-  try {
-    response = await fetch(`${base}${ADMIN_API_PREFIX}${BACKUPS_PATH}`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
-  } catch (err) {
-    console.error(`cannot reach ${base}: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`);
+  const answer = await adminRequest(base, BACKUPS_PATH, { method: 'POST', token }, 'the backup');
+  if (!answer.ok) {
+    console.error(answer.message);
     return 1;
   }
-  if (!response.ok || !response.body) {
-    const text = await response.text();
-    let message = text;
-    try {
-      message = (JSON.parse(text) as { error: { message: string } }).error.message;
-    } catch {
-      // Not our JSON error body: show it as it came.
-    }
-    console.error(`the service refused the backup (${response.status}): ${message}`);
-    return 1;
-  }
+  const response = answer.response;
   try {
     await pipeline(Readable.fromWeb(response.body as ReadableStream<Uint8Array>), createWriteStream(partial));
     const handle = await open(partial, 'r');

@@ -12,13 +12,15 @@
  * (docs/erasure-and-retention.md).
  */
 import { promises as fsp } from 'node:fs';
+import { userInfo } from 'node:os';
 import path from 'node:path';
 import { readDataDirCommand } from './data-dir-command';
 import { backupTime } from '../src-server/admin/backup-schedule';
 import { defaultBackupDir } from '../src-server/service/config';
 import { DataDirLockedError } from '../src-server/storage/sqljs/lock';
-import { InvalidBackupError, restoreDataDir } from '../src-server/storage/sqljs/backup';
 import { ERASURE_LEDGER_FILE, readErasureLedgerFile } from '../src-server/storage/sqljs/erasure-ledger-file';
+import { InvalidBackupError } from '../src-server/storage/sqljs/backup';
+import { restoreKeepingAudit } from '../src-server/admin/restore-audit';
 
 const USAGE = [
   'usage: npm run restore -- --data-dir <dir> --from <backup.sqlite> [--replay-journal]',
@@ -43,6 +45,15 @@ async function listBackups(dir: string): Promise<string> {
   return lines.join('\n');
 }
 
+/** Who ran the restore, for its audit entry. */
+function osUser(): string | null {
+  try {
+    return userInfo().username;
+  } catch {
+    return null;
+  }
+}
+
 async function main(): Promise<number> {
   const line = readDataDirCommand(USAGE, {
     from: { type: 'string' },
@@ -63,7 +74,7 @@ async function main(): Promise<number> {
     return 2;
   }
   try {
-    const result = await restoreDataDir({ dataDir, from, replayJournal: values['replay-journal'] === true });
+    const result = await restoreKeepingAudit({ dataDir, from, replayJournal: values['replay-journal'] === true, actor: { actor: 'command line', detail: osUser() } });
     const lines = [`restored ${from} into ${dataDir}: ${result.stores} Stores, ${result.statements} statements, ${result.rejections} rejections.`];
     if (result.replays) {
       lines.push(
@@ -76,6 +87,11 @@ async function main(): Promise<number> {
     // The ledger file is not replaced: erasures recorded after the backup are applied again at the next start.
     const erasures = await readErasureLedgerFile(path.resolve(dataDir));
     if (erasures.length > 0) lines.push(`${erasures.length} erasures are recorded in ${ERASURE_LEDGER_FILE}: the next start applies again each one the backup does not hold.`);
+    lines.push(
+      result.carried === null
+        ? 'the audit log of the previous data could not be read: the restored data keeps the backup\'s audit log, and the restore is recorded in it.'
+        : `the audit log keeps its ${result.carried} entries from before the restore, and the restore is recorded in it.`,
+    );
     console.log(lines.join('\n'));
     return 0;
   } catch (err) {

@@ -8,7 +8,8 @@
  * the operation's output schema. Failures come back as plain `{status, code, message, field}`
  * data, never as Error objects: those lose their fields (and carry stacks) across IPC.
  */
-import { adminOperations, buildAdminRequest, errorBodySchema } from '../src-server/admin/contract';
+import { userInfo } from 'node:os';
+import { ADMIN_CLIENT_HEADER, adminOperations, buildAdminRequest, errorBodySchema } from '../src-server/admin/contract';
 import type { AdminOperationName } from '../src-server/admin/contract';
 import type { AdminBridgeError, AdminBridgeResult } from './bridge-types';
 import type { z } from 'zod';
@@ -40,6 +41,20 @@ export function zodIssueToError(error: z.ZodError, status: number, code: string,
     message: `${prefix}${issue?.message ?? 'invalid value'}${field ? ` (${field})` : ''}`,
     ...(field !== undefined && { field }),
   };
+}
+
+/**
+ * The header that marks a request as the desktop app's (ADMIN_CLIENT_HEADER), with the OS user's
+ * name when the system tells it: the audit log then says who acted, not only "admin token".
+ */
+export function desktopClientHeaders(): Record<string, string> {
+  let user = '';
+  try {
+    user = userInfo().username;
+  } catch {
+    // no user name on this system: the mark alone
+  }
+  return { [ADMIN_CLIENT_HEADER]: user ? `desktop; user=${encodeURIComponent(user)}` : 'desktop' };
 }
 
 /** Joins a base URL (maybe with a path prefix, e.g. behind a proxy) and an admin API path. */
@@ -117,6 +132,7 @@ export async function forwardAdminCall(
       method: request.method,
       headers: {
         authorization: `Bearer ${token}`,
+        ...desktopClientHeaders(),
         accept: 'application/json',
         ...(request.body !== undefined && { 'content-type': 'application/json' }),
       },

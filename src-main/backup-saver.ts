@@ -11,7 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { dispositionFileName } from '../src-server/admin/content-disposition';
 import { BACKUPS_PATH, errorBodySchema } from '../src-server/admin/contract';
-import { adminApiUrl } from './admin-forwarder';
+import { adminApiUrl, desktopClientHeaders } from './admin-forwarder';
 import type { FetchLike, TargetResolution } from './admin-forwarder';
 import type { SaveBackupResult } from './bridge-types';
 
@@ -67,7 +67,7 @@ export async function saveBackup(deps: BackupSaverDeps): Promise<SaveBackupResul
   try {
     response = await deps.fetch(adminApiUrl(url, BACKUPS_PATH), {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, accept: 'application/vnd.sqlite3' },
+      headers: { authorization: `Bearer ${token}`, ...desktopClientHeaders(), accept: 'application/vnd.sqlite3' },
       signal: AbortSignal.timeout(deps.timeoutMs ?? BACKUP_TIMEOUT_MS),
       redirect: 'error',
     });

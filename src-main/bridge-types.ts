@@ -33,6 +33,8 @@ export const IMPORT_FILE_CHANNEL = 'lore:import-file';
 export const LAUNCH_CHANNEL = 'lore:launch';
 /** `invoke({slug, registration, format})`: saves a Test Bench attempt's report where the user chooses. */
 export const REPORT_CHANNEL = 'lore:report';
+/** `invoke({slug, query})`: saves an export of what an Explorer filter shows where the user chooses. */
+export const EXPORT_CHANNEL = 'lore:export';
 
 type ServiceState =
   /** Not started yet, or stopped on purpose (app quitting). */
@@ -96,6 +98,8 @@ export interface LoreBridge extends LoreDesktopBridge {
   openLaunch(url: string): Promise<AdminBridgeResult<null>>;
   /** Saves an attempt's report (html or json); resolves with the path, or code `canceled`. */
   saveAttemptReport(slug: string, registration: string, format: 'html' | 'json'): Promise<AdminBridgeResult<string>>;
+  /** Saves an export (`query`: format and the Explorer's filters, as a query string); resolves with the path, or code `canceled`. */
+  saveExport(slug: string, query: string): Promise<AdminBridgeResult<string>>;
 }
 
 export type SaveBackupResult = { ok: true; path: string } | { ok: false; error: AdminBridgeError };

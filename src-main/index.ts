@@ -22,6 +22,7 @@ import {
   PACKAGE_CHANNEL,
   IMPORT_FILE_CHANNEL,
   REPORT_CHANNEL,
+  EXPORT_CHANNEL,
   SERVICE_STATUS_CHANNEL,
 } from './bridge-types';
 import type { AdminBridgeResult } from './bridge-types';
@@ -39,6 +40,7 @@ import { createTray, trayModel } from './tray';
 import type { LoreTray, TrayAction } from './tray';
 import { importPackage, isLaunchUrlAllowed, saveAttemptReport } from './test-bench-bridge';
 import { importStatementsFile } from './import-bridge';
+import { saveExport } from './download-saver';
 import { createLaunchWindow, createMainWindow } from './window';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -162,20 +164,20 @@ function main(): void {
       const { name, input } = (typeof request === 'object' && request !== null ? request : {}) as Record<string, unknown>;
       return controller.desktop(name, input);
     });
+    /** The system's save dialog over the window, in Downloads with the name the service offers; undefined when cancelled. */
+    const chooseSavePath =
+      (title: string, filters?: Electron.FileFilter[]) =>
+      async (suggestedName: string): Promise<string | undefined> => {
+        const options = { title, defaultPath: join(app.getPath('downloads'), suggestedName), ...(filters ? { filters } : {}) };
+        const choice = mainWindow && !mainWindow.isDestroyed() ? await dialog.showSaveDialog(mainWindow, options) : await dialog.showSaveDialog(options);
+        return choice.canceled || !choice.filePath ? undefined : choice.filePath;
+      };
     ipcMain.handle(BACKUP_CHANNEL, (event) => {
       if (!trusted(event)) return REFUSED;
       return saveBackup({
         resolveTarget: () => controller.activeTarget(),
         fetch,
-        choosePath: async (suggestedName) => {
-          const options = {
-            title: 'Save a backup of the Lore database',
-            defaultPath: join(app.getPath('downloads'), suggestedName),
-            filters: [{ name: 'SQLite database', extensions: ['sqlite', 'sqlite3', 'db'] }],
-          };
-          const choice = mainWindow && !mainWindow.isDestroyed() ? await dialog.showSaveDialog(mainWindow, options) : await dialog.showSaveDialog(options);
-          return choice.canceled || !choice.filePath ? undefined : choice.filePath;
-        },
+        choosePath: chooseSavePath('Save a backup of the Lore database', [{ name: 'SQLite database', extensions: ['sqlite', 'sqlite3', 'db'] }]),
       });
     });
     ipcMain.handle(PACKAGE_CHANNEL, (event, request: unknown) => {
@@ -203,14 +205,14 @@ function main(): void {
           resolveTarget: () => controller.activeTarget(),
           fetch,
           writeFile: writeStreamToFile,
-          choosePath: async (suggestedName) => {
-            const options = { title: 'Save the Test Bench report', defaultPath: join(app.getPath('downloads'), suggestedName) };
-            const choice = mainWindow && !mainWindow.isDestroyed() ? await dialog.showSaveDialog(mainWindow, options) : await dialog.showSaveDialog(options);
-            return choice.canceled || !choice.filePath ? undefined : choice.filePath;
-          },
+          choosePath: chooseSavePath('Save the Test Bench report'),
         },
         request,
       );
+    });
+    ipcMain.handle(EXPORT_CHANNEL, (event, request: unknown) => {
+      if (!trusted(event)) return REFUSED;
+      return saveExport({ resolveTarget: () => controller.activeTarget(), fetch, writeFile: writeStreamToFile, choosePath: chooseSavePath('Save the export') }, request);
     });
     ipcMain.handle(CONNECTION_CHANNEL, (event) => {
       if (!trusted(event)) throw new Error('Lore LRS: IPC refused for a page that is not the console');

@@ -17,6 +17,7 @@ import {
   PACKAGE_CHANNEL,
   IMPORT_FILE_CHANNEL,
   REPORT_CHANNEL,
+  EXPORT_CHANNEL,
   SERVICE_STATUS_CHANNEL,
 } from './bridge-types';
 import type { LoreBridge } from './bridge-types';
@@ -46,6 +47,7 @@ const bridge: LoreBridge = {
   importStatementsFile: (slug, bytes, fileName) => ipcRenderer.invoke(IMPORT_FILE_CHANNEL, { slug, bytes, fileName }),
   openLaunch: (url) => ipcRenderer.invoke(LAUNCH_CHANNEL, url),
   saveAttemptReport: (slug, registration, format) => ipcRenderer.invoke(REPORT_CHANNEL, { slug, registration, format }),
+  saveExport: (slug, query) => ipcRenderer.invoke(EXPORT_CHANNEL, { slug, query }),
 };
 
 contextBridge.exposeInMainWorld('lore', bridge satisfies LoreBridge);

@@ -6,11 +6,12 @@
  * Electron; index.ts attaches it to IPC and opens the window (window.ts).
  */
 import { z } from 'zod';
-import { dispositionFileName } from '../src-server/admin/content-disposition';
 import { slugSchema } from '../src-server/admin/contract';
-import { adminApiUrl, zodIssueToError } from './admin-forwarder';
+import { adminApiUrl, desktopClientHeaders, zodIssueToError } from './admin-forwarder';
 import type { FetchLike, TargetResolution } from './admin-forwarder';
-import type { AdminBridgeError, AdminBridgeResult } from './bridge-types';
+import type { AdminBridgeResult } from './bridge-types';
+import { errorOf, saveAdminDownload } from './download-saver';
+import type { DownloadSaverDeps } from './download-saver';
 
 const IMPORT_TIMEOUT_MS = 10 * 60_000;
 
@@ -19,17 +20,6 @@ const importRequestSchema = z.object({ slug: slugSchema, bytes: z.instanceof(Uin
 export interface TestBenchBridgeDeps {
   resolveTarget: () => TargetResolution | Promise<TargetResolution>;
   fetch: FetchLike;
-}
-
-async function errorOf(response: Response): Promise<AdminBridgeError> {
-  const text = await response.text().catch(() => '');
-  try {
-    const body = JSON.parse(text) as { error?: AdminBridgeError };
-    if (body.error && typeof body.error.message === 'string') return body.error;
-  } catch {
-    // not JSON: described below
-  }
-  return { status: response.status, code: 'http_error', message: `The service answered HTTP ${response.status}.` };
 }
 
 /** Sends the zip the renderer read to the active connection; resolves with the package as listed. */
@@ -52,7 +42,7 @@ export async function sendFile(deps: TestBenchBridgeDeps, path: string, contentT
   try {
     response = await deps.fetch(adminApiUrl(url, path), {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': contentType, accept: 'application/json' },
+      headers: { authorization: `Bearer ${token}`, ...desktopClientHeaders(), 'content-type': contentType, accept: 'application/json' },
       body: bytes,
       signal: AbortSignal.timeout(IMPORT_TIMEOUT_MS),
     });
@@ -70,35 +60,15 @@ const reportRequestSchema = z.object({ slug: slugSchema, registration: z.string(
  * cancelled dialog resolves `{ok: false}` with code `canceled`, as a backup's does.
  */
 export async function saveAttemptReport(
-  deps: TestBenchBridgeDeps & {
-    choosePath: (suggestedName: string) => Promise<string | undefined>;
-    writeFile: (path: string, body: ReadableStream<Uint8Array>) => Promise<void>;
-  },
+  deps: TestBenchBridgeDeps & DownloadSaverDeps,
   request: unknown,
 ): Promise<AdminBridgeResult<string>> {
   const parsed = reportRequestSchema.safeParse(request);
   if (!parsed.success) return { ok: false, error: zodIssueToError(parsed.error, 400, 'invalid_input') };
   const resolution = await deps.resolveTarget();
   if (!resolution.ok) return resolution;
-  const { url, token } = resolution.target;
   const { slug, registration, format } = parsed.data;
-  let response: Response;
-  try {
-    response = await deps.fetch(adminApiUrl(url, `/stores/${encodeURIComponent(slug)}/attempts/${encodeURIComponent(registration)}/report?format=${format}`), {
-      headers: { authorization: `Bearer ${token}` },
-      signal: AbortSignal.timeout(IMPORT_TIMEOUT_MS),
-    });
-  } catch (error) {
-    return { ok: false, error: { status: 0, code: 'unreachable', message: `The service at ${url} cannot be reached (${String(error)}).` } };
-  }
-  if (!response.ok || !response.body) return { ok: false, error: await errorOf(response) };
-  const path = await deps.choosePath(dispositionFileName(response.headers.get('content-disposition')) ?? `test-bench-report.${format}`);
-  if (path === undefined) {
-    await response.body.cancel();
-    return { ok: false, error: { status: 0, code: 'canceled', message: 'Not saved.' } };
-  }
-  await deps.writeFile(path, response.body);
-  return { ok: true, value: path };
+  return saveAdminDownload(deps, resolution.target, `/stores/${encodeURIComponent(slug)}/attempts/${encodeURIComponent(registration)}/report?format=${format}`, `test-bench-report.${format}`);
 }
 
 /**

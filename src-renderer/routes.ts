@@ -6,6 +6,7 @@ export type Route =
   | { screen: 'bench'; store?: string; registration?: string }
   | { screen: 'forwarding'; store?: string }
   | { screen: 'ingestion' }
+  | { screen: 'audit' }
   | { screen: 'connection' };
 
 export type Screen = Route['screen'];
@@ -55,6 +56,7 @@ export function parseRoute(hash: string): Route {
     case 'forwarding':
       return store ? { screen, store } : { screen };
     case 'ingestion':
+    case 'audit':
     case 'connection':
       return { screen };
     default:

@@ -59,6 +59,11 @@ export interface AdminClient {
   openLaunch(url: string): Promise<void>;
   /** Saves a Test Bench attempt's report (a download, or a save dialog in the desktop app). */
   saveAttemptReport(slug: string, registration: string, format: 'html' | 'json'): Promise<BackupDownload>;
+  /**
+   * Saves an export of a Store (GET /admin/api/stores/:slug/export): `query` is its query string,
+   * the format and the Explorer's filters (features/explorer/explorer-url.ts, exportQuery).
+   */
+  saveExport(slug: string, query: string): Promise<BackupDownload>;
 }
 
 /** What "Download backup" did: saved as `name` (a file name, or the desktop app's path), or cancelled. */

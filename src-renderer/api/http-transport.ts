@@ -129,6 +129,11 @@ export function createHttpAdminClient(options: HttpClientOptions): AdminClient {
     return download(path, { method: 'GET', accept: format === 'html' ? 'text/html' : 'application/json' }, `test-bench-report.${format}`);
   }
 
+  function saveExport(slug: string, query: string): Promise<BackupDownload> {
+    const format = new URLSearchParams(query).get('format') ?? 'ndjson';
+    return download(`/stores/${encodeURIComponent(slug)}/export?${query}`, { method: 'GET', accept: format === 'csv' ? 'text/csv' : 'application/x-ndjson' }, `${slug}-statements.${format}`);
+  }
+
   async function importPackage(slug: string, zip: Blob): Promise<PackageView> {
     const response = await request(`/stores/${encodeURIComponent(slug)}/packages`, { method: 'POST', headers: { 'content-type': 'application/zip' }, body: zip });
     return (await response.json()) as PackageView;
@@ -147,5 +152,5 @@ export function createHttpAdminClient(options: HttpClientOptions): AdminClient {
   }
 
   const info: ConnectionInfo = { kind: 'web', url: baseUrl, label: new URL(baseUrl).host };
-  return { call, subscribe, connection: async () => info, downloadBackup, importPackage, importStatementsFile, openLaunch, saveAttemptReport };
+  return { call, subscribe, connection: async () => info, downloadBackup, importPackage, importStatementsFile, openLaunch, saveAttemptReport, saveExport };
 }

@@ -4,7 +4,7 @@
  * the same `buildAdminRequest`. The admin token never enters the renderer.
  */
 import type { LoreBridge } from '../../src-main/bridge-types';
-import type { AdminClient, AdminInput, BackupDownload, AdminOperationName, AdminOutput, StoreChangeView, ImportJobView, PackageView, SubscribeOptions } from './admin-client';
+import type { AdminClient, AdminInput, BackupDownload, AdminOperationName, AdminOutput, StoreChangeView, ImportJobView, PackageView, SubscribeOptions, AdminErrorFields } from './admin-client';
 import { AdminError, wantsStore } from './admin-client';
 
 export function createIpcAdminClient(bridge: LoreBridge): AdminClient {
@@ -70,10 +70,17 @@ export function createIpcAdminClient(bridge: LoreBridge): AdminClient {
       if (!result.ok) throw new AdminError(result.error);
     },
     async saveAttemptReport(slug: string, registration: string, format: 'html' | 'json'): Promise<BackupDownload> {
-      const result = await bridge.saveAttemptReport(slug, registration, format);
-      if (result.ok) return { saved: true, name: result.value };
-      if (result.error.code === 'canceled') return { saved: false };
-      throw new AdminError(result.error);
+      return savedAs(await bridge.saveAttemptReport(slug, registration, format));
+    },
+    async saveExport(slug: string, query: string): Promise<BackupDownload> {
+      return savedAs(await bridge.saveExport(slug, query));
     },
   };
+}
+
+/** What a save through the desktop bridge did: the path, cancelled, or the error thrown. */
+function savedAs(result: { ok: true; value: string } | { ok: false; error: AdminErrorFields }): BackupDownload {
+  if (result.ok) return { saved: true, name: result.value };
+  if (result.error.code === 'canceled') return { saved: false };
+  throw new AdminError(result.error);
 }

@@ -54,6 +54,7 @@ export function withSharedLiveEvents(client: AdminClient, lingerMs = LINGER_MS):
     ...(client.importStatementsFile ? { importStatementsFile: client.importStatementsFile.bind(client) } : {}),
     openLaunch: (url) => client.openLaunch(url),
     saveAttemptReport: (slug, registration, format) => client.saveAttemptReport(slug, registration, format),
+    saveExport: (slug, query) => client.saveExport(slug, query),
     subscribe(onEvent, options = {}) {
       const listener: Listener = { onEvent, options };
       listeners.add(listener);

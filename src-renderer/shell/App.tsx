@@ -16,6 +16,7 @@ const ExplorerScreen = lazyComponent(() => import('../features/explorer/Explorer
 const IngestionScreen = lazyComponent(() => import('../features/ingestion/IngestionScreen').then((m) => m.IngestionScreen));
 const BenchScreen = lazyComponent(() => import('../features/bench/BenchScreen').then((m) => m.BenchScreen));
 const ForwardingScreen = lazyComponent(() => import('../features/forwarding/ForwardingScreen').then((m) => m.ForwardingScreen));
+const AuditScreen = lazyComponent(() => import('../features/audit/AuditScreen').then((m) => m.AuditScreen));
 const ConnectionScreen = lazyComponent(() => import('../features/connection/ConnectionScreen').then((m) => m.ConnectionScreen));
 
 const NAV: { screen: Screen; label: string; description: string }[] = [
@@ -25,6 +26,7 @@ const NAV: { screen: Screen; label: string; description: string }[] = [
   { screen: 'bench', label: 'Test Bench', description: 'Launch a course, watch the attempt' },
   { screen: 'keys', label: 'Settings → API Keys', description: 'Credentials for content' },
   { screen: 'forwarding', label: 'Forwarding', description: 'Send statements on: an LRS, a webhook' },
+  { screen: 'audit', label: 'Audit log', description: 'Who did what, and when' },
   { screen: 'connection', label: 'Connection', description: 'The service this console manages' },
 ];
 
@@ -63,6 +65,9 @@ export function App({ headerExtra, onSignOut }: { headerExtra?: ReactNode; onSig
       break;
     case 'forwarding':
       screen = <ForwardingScreen store={route.store} onStoreChange={(store) => navigate(store ? { screen: 'forwarding', store } : { screen: 'forwarding' })} />;
+      break;
+    case 'audit':
+      screen = <AuditScreen />;
       break;
     case 'connection':
       screen = <ConnectionScreen {...(onSignOut ? { onSignOut } : {})} />;

@@ -213,6 +213,82 @@ const explorerPageSchema = z.object({
 });
 export type ExplorerPageView = z.infer<typeof explorerPageSchema>;
 
+/**
+ * An export of what an Explorer filter shows (admin/statement-export.ts): the filters of the search,
+ * without its page. `ndjson`: the statements as stored, one a line; `csv`: one readable row per
+ * record, rejected ones included.
+ */
+export const exportQuerySchema = explorerQuerySchema.omit({ limit: true, cursor: true }).extend({
+  format: z.enum(['ndjson', 'csv'], 'format is "ndjson" or "csv"'),
+});
+
+/**
+ * The admin actions the audit log keeps (admin/audit-log.ts, docs/audit.md): those of the admin
+ * routes (http/plugins/audit-trail.ts) and those other modules record themselves.
+ */
+export const AUDIT_ACTIONS = [
+  'store.create',
+  'store.update',
+  'store.empty',
+  'store.delete',
+  'store.testStatement',
+  'key.create',
+  'key.rotate',
+  'key.revoke',
+  'package.import',
+  'package.delete',
+  'statements.export',
+  'backup.download',
+  'backup.restore',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+const auditOutcomeSchema = z.enum(['succeeded', 'failed']);
+
+/** GET /admin/api/audit: newest first, paged by cursor. */
+export const auditQuerySchema = z.strictObject({
+  /** Only the entries of this Store (its slug, kept after the Store is deleted). */
+  store: z.string().trim().min(1, 'store is empty').max(200, 'store is at most 200 characters').optional(),
+  /** Only this action (`store.create`, `key.rotate`…). */
+  action: z.string().trim().regex(/^[a-z][a-zA-Z]*\.[a-z][a-zA-Z]*$/, 'action is like "store.create"').optional(),
+  /** Only entries at or after this time. */
+  since: isoTime.optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  /** Opaque cursor from a previous page's `next`. */
+  cursor: z.string().regex(/^\d+$/, 'a cursor is the `next` value of a previous page').optional(),
+});
+export type AuditQueryInput = z.infer<typeof auditQuerySchema>;
+
+const auditEntrySchema = z.object({
+  id: z.number().int(),
+  at: z.string(),
+  action: z.string(),
+  outcome: auditOutcomeSchema,
+  /** The Store's slug, when the action was on one. */
+  store: z.string().nullable(),
+  /** What in the Store it was on (a key's id, a file name). Never a secret. */
+  target: z.string().nullable(),
+  /** Who: `admin token` (an HTTP client), `desktop app`, or `command line` (a restore). */
+  actor: z.string(),
+  /** The remote address of an HTTP client, the OS user of the desktop app. */
+  actorDetail: z.string().nullable(),
+  /** A failed action's error code. */
+  errorCode: z.string().nullable(),
+  /** What else the action said (a new name, an export's format and count). */
+  detail: z.record(z.string(), z.unknown()).nullable(),
+});
+export type AuditEntryView = z.infer<typeof auditEntrySchema>;
+
+const auditPageSchema = z.object({ entries: z.array(auditEntrySchema), next: z.string().nullable() });
+export type AuditPageView = z.infer<typeof auditPageSchema>;
+
+/**
+ * The header the desktop app's requests carry (`desktop; user=<OS user>`): the audit log then says
+ * "desktop app" rather than "admin token". Any holder of the token could send it: it names the
+ * client, it proves nothing.
+ */
+export const ADMIN_CLIENT_HEADER = 'x-lore-admin-client';
+
 const EXPLORER_FIELDS = ['agent', 'verb', 'activity'] as const;
 
 /** What the Explorer's autocompletes ask: suggestions for one filter from what is typed so far. */
@@ -726,6 +802,7 @@ export const adminOperations = {
   'imports.list': { method: 'GET', path: '/stores/:slug/imports', input: slugParam, output: z.object({ imports: z.array(importJobSchema) }) },
   'imports.start': { method: 'POST', path: '/stores/:slug/imports', input: slugParam.extend(startImportSchema.shape), output: importJobSchema },
   'imports.get': { method: 'GET', path: '/stores/:slug/imports/:id', input: keyParams, output: importJobSchema },
+  'audit.list': { method: 'GET', path: '/audit', input: auditQuerySchema, output: auditPageSchema },
   'metrics.ingestion': { method: 'GET', path: '/metrics/ingestion', input: ingestionQuerySchema, output: ingestionReportSchema },
   'packages.list': { method: 'GET', path: '/stores/:slug/packages', input: slugParam, output: z.object({ packages: z.array(packageViewSchema) }) },
   'packages.delete': { method: 'DELETE', path: '/stores/:slug/packages/:id', input: keyParams, output: z.void() },
@@ -806,6 +883,13 @@ export const adminRawOperations = {
     path: '/stores/:slug/attempts/:registration/report',
     input: z.object({ slug: z.string(), registration: z.string(), format: z.enum(['html', 'json']).default('html') }),
     output: { mediaType: 'text/html', schema: null },
+    needsAdminToken: true,
+  },
+  'statements.export': {
+    method: 'GET',
+    path: '/stores/:slug/export',
+    input: slugParam.extend(exportQuerySchema.shape),
+    output: { mediaType: 'application/x-ndjson', schema: null },
     needsAdminToken: true,
   },
   'openapi.get': {

@@ -17,7 +17,15 @@ function explorerRecordView(record: ExplorerRecord): ExplorerPageView['records']
 
 export type ExplorerSearch = { ok: true; page: ExplorerPageView } | { ok: false; field: 'agent' | 'verb' | 'activity'; message: string };
 
-export async function searchStatements(storage: Storage, store: StoreRecord, input: ExplorerQueryInput): Promise<ExplorerSearch> {
+/** The filters of an Explorer search as typed, without its page: what an export of it reads too. */
+export type ExplorerFilterInput = Omit<ExplorerQueryInput, 'limit' | 'cursor'>;
+
+export type ExplorerFilter =
+  | { ok: true; query: Omit<ExplorerQuery, 'limit' | 'beforeSeq'> }
+  | { ok: false; field: 'agent' | 'verb' | 'activity'; message: string };
+
+/** The storage's query for what the filters say, the names typed resolved (explorer-filters.ts). */
+export async function explorerFilterOf(storage: Storage, store: StoreRecord, input: ExplorerFilterInput): Promise<ExplorerFilter> {
   const filters: Pick<ExplorerQuery, 'agent' | 'verbId' | 'activityId'> = {};
   for (const [field, text, key] of [
     ['agent', input.agent, 'agent'],
@@ -29,13 +37,24 @@ export async function searchStatements(storage: Storage, store: StoreRecord, inp
     if (!resolved.ok) return { ok: false, field, message: resolved.message };
     filters[key] = resolved.values;
   }
+  return {
+    ok: true,
+    query: {
+      status: input.status,
+      ...filters,
+      registration: input.registration,
+      warned: input.warned,
+      since: input.since === undefined ? undefined : new Date(input.since).toISOString(),
+      until: input.until === undefined ? undefined : new Date(input.until).toISOString(),
+    },
+  };
+}
+
+export async function searchStatements(storage: Storage, store: StoreRecord, input: ExplorerQueryInput): Promise<ExplorerSearch> {
+  const filter = await explorerFilterOf(storage, store, input);
+  if (!filter.ok) return filter;
   const query: ExplorerQuery = {
-    status: input.status,
-    ...filters,
-    registration: input.registration,
-    warned: input.warned,
-    since: input.since === undefined ? undefined : new Date(input.since).toISOString(),
-    until: input.until === undefined ? undefined : new Date(input.until).toISOString(),
+    ...filter.query,
     limit: input.limit,
     beforeSeq: input.cursor === undefined ? undefined : Number(input.cursor),
   };

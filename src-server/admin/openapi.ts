@@ -46,6 +46,14 @@ const RAW_PROSE: Record<AdminRawOperationName, { summary: string; description: s
       'the rules broken, the timeline and the State documents. format=json: the same data as application/json, for tools.',
     answer: 'The report, as an attachment.',
   },
+  'statements.export': {
+    summary: 'Export what an Explorer filter shows (a download)',
+    description:
+      'The Explorer\'s filters, every record they match, streamed newest first. format=ndjson: application/x-ndjson, one statement as stored ' +
+      'a line (what GET /statements answers), accepted and voided ones only: a rejected entry is no statement. format=csv: text/csv, ' +
+      'one row per record with its status, rejected ones included, columns a person reads. A filter that matches nothing is an empty file.',
+    answer: 'The file, as an attachment.',
+  },
   'openapi.get': {
     summary: 'This description',
     description: 'No token needed: it holds no data.',

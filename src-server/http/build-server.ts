@@ -60,6 +60,11 @@ import type { BenchContext } from '../bench/bench-context';
 import { AttemptDocumentLog } from '../bench/document-writes';
 import { LmsReactions } from '../bench/lms-reactions';
 import benchRoutes from './routes/admin/bench';
+// Data out and governance: the audit log of admin actions, exports.
+import { AuditLog } from '../admin/audit-log';
+import { auditTrailPlugin } from './plugins/audit-trail';
+import auditRoutes from './routes/admin/audit';
+import exportRoutes from './routes/admin/export';
 import benchContentRoutes from './routes/bench-content';
 // Forwarding: the Store's statements sent on to another LRS or a webhook (docs/forwarding.md).
 import type { ForwardingWorker } from '../admin/forwarding-worker';
@@ -184,6 +189,13 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   const documentLog = new AttemptDocumentLog(bench);
   app.addHook('onClose', async () => documentLog.settled());
   const imports = options.imports ?? ownImports(options, events, app);
+  // The audit log (admin/audit-log.ts): its entries are written before the storage closes.
+  const audit = new AuditLog(options.storage, { log: (message) => app.log.warn(message) });
+  const stopAuditPruning = audit.schedulePruning();
+  app.addHook('onClose', async () => {
+    stopAuditPruning();
+    await audit.settled();
+  });
   const startedAt = new Date().toISOString();
   const adminDeps = { storage: options.storage, publicUrl };
   const limits = { storage: options.storage, limits: options.limits ?? LIMIT_DEFAULTS, buckets: new TokenBuckets() };
@@ -225,6 +237,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
         verified: (_request, reply) => reply.statusCode < 300,
       });
       await admin.register(adminAuthPlugin, { adminToken: options.adminToken });
+      await admin.register(auditTrailPlugin, { audit, prefix: '/admin/api' });
       await admin.register(statusRoutes, { ...adminDeps, startedAt, serviceInfo: options.serviceInfo, backups: options.backups, liveStreams: () => events.streams });
       await admin.register(storeActionRoutes, { ...adminDeps, identityUrl: options.publicUrl, clock, events: heard });
       await admin.register(metricsRoutes, adminDeps);
@@ -238,6 +251,8 @@ export function buildServer(options: ServerOptions): FastifyInstance {
       await admin.register(benchRoutes, { bench, publicUrl });
       await admin.register(forwarderRoutes, { storage: options.storage, ...(options.forwarding ? { forwarding: options.forwarding } : {}) });
       await admin.register(importRoutes, { ...adminDeps, imports });
+      await admin.register(auditRoutes, { audit });
+      await admin.register(exportRoutes, adminDeps);
     },
     { prefix: '/admin/api' },
   );

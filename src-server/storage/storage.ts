@@ -16,6 +16,7 @@ import type { ForwarderStorage } from './forwarders';
 import type { LrsSetProperty } from '../xapi/received-statement';
 import type { StoreRetention } from '../limits/store-retention';
 import type { ErasureCounts, ErasureOutcome, ErasureRecord, ErasureRequest, RetentionCutoffs, RetentionStepResult } from './erasure';
+import type { AuditPage, AuditQuery, AuditRow, StoredAuditEntry } from './audit';
 
 export type Environment = 'test' | 'live';
 
@@ -620,6 +621,13 @@ export interface Storage extends ForwarderStorage {
    */
   insertRefusals(rows: Array<RefusalRow & { storeId: string | null }>): Promise<StoredRefusal[]>;
   listRefusals(query: RefusalQuery): Promise<RefusalPage>;
+
+  // The audit log of admin actions (audit.ts; admin/audit-log.ts writes it)
+  insertAuditEntry(row: AuditRow): Promise<StoredAuditEntry>;
+  /** Newest first. */
+  listAuditEntries(query: AuditQuery): Promise<AuditPage>;
+  /** Deletes the entries older than `beforeMs` (epoch ms), in small steps; resolves how many. */
+  pruneAuditEntries(beforeMs: number): Promise<number>;
 
   // Documents (State, Activity Profile, Agent Profile)
   findDocument(storeId: string, key: DocumentKey): Promise<StoredDocument | null>;

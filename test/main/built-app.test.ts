@@ -210,7 +210,7 @@ describe('the built desktop app under a stand-in electron', () => {
   });
 
   it('registers one handler per channel and answers the console page only', () => {
-    expect([...record.ipcHandlers].sort()).toEqual(['lore:admin', 'lore:admin-stream', 'lore:backup', 'lore:connection', 'lore:desktop', 'lore:import-file', 'lore:launch', 'lore:package', 'lore:report', 'lore:service-status']);
+    expect([...record.ipcHandlers].sort()).toEqual(['lore:admin', 'lore:admin-stream', 'lore:backup', 'lore:connection', 'lore:desktop', 'lore:export', 'lore:import-file', 'lore:launch', 'lore:package', 'lore:report', 'lore:service-status']);
     expect(ipc(record, 'lore:service-status', true)?.result?.['state']).toBe('running');
     expect(ipc(record, 'lore:service-status', false)?.error).toMatch(/IPC refused/);
     expect(ipc(record, 'lore:connection', true)?.result).toEqual({ kind: 'local', url: record.scenario?.running.url, label: 'Local service' });
@@ -351,6 +351,7 @@ describe('the built preload', () => {
       'openLaunch',
       'saveAttemptReport',
       'saveBackup',
+      'saveExport',
       'serviceStatus',
     ]);
     void bridge.serviceStatus();

@@ -31,6 +31,7 @@ const plainClient: AdminClient = {
   importPackage: unused,
   openLaunch: unused,
   saveAttemptReport: unused,
+  saveExport: unused,
   subscribe: () => {
     throw new Error('a tab must not open a stream of its own');
   },

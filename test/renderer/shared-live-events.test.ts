@@ -16,6 +16,7 @@ function countingClient() {
     importPackage: () => Promise.reject(new Error('not used')),
     openLaunch: () => Promise.reject(new Error('not used')),
     saveAttemptReport: () => Promise.reject(new Error('not used')),
+    saveExport: () => Promise.reject(new Error('not used')),
     subscribe(listener, options = {}) {
       const stream = { listener, options, closed: false };
       streams.push(stream);

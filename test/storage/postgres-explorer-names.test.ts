@@ -32,19 +32,16 @@ describe('PostgreSQL names for the Explorer', () => {
     await storage.close();
 
     // The database as the release before them left it: the migration that made them not applied,
-    // and each later one taken back too (what they added, dropped).
+    // and each later one taken back too: the tables they create dropped, and what the erasure
+    // migration added to existing tables removed.
     const version = MIGRATIONS.findIndex((sql) => sql.includes('CREATE TABLE explorer_names')) + 1;
     expect(version).toBeGreaterThan(0);
+    const later = MIGRATIONS.slice(version).flatMap((sql) => [...sql.matchAll(/CREATE TABLE (?:IF NOT EXISTS )?(\w+)/g)].map((match) => match[1]!));
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
     try {
-      await client.query('DROP TABLE explorer_names, explorer_name_words');
-      // The erasure ledger and a Store's retention (erasure.ts).
-      await client.query('DROP TABLE IF EXISTS erasures; DROP INDEX IF EXISTS statements_received; ALTER TABLE stores DROP COLUMN IF EXISTS retention');
-      // Forwarders, their cursors and dead letters (forwarders.ts).
-      await client.query('DROP TABLE IF EXISTS forwarder_dead_letters, forwarders');
-      // Imports of statements (import-jobs.ts).
-      await client.query('DROP TABLE IF EXISTS import_jobs');
+      await client.query(`DROP TABLE ${['explorer_names', 'explorer_name_words', ...later].join(', ')} CASCADE`);
+      await client.query('DROP INDEX IF EXISTS statements_received; ALTER TABLE stores DROP COLUMN IF EXISTS retention');
       await client.query('DELETE FROM lore_schema WHERE version >= $1', [version]);
     } finally {
       await client.end();

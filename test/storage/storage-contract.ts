@@ -11,6 +11,7 @@ import { describeActivitiesContract } from './activities-contract';
 import { describeBenchContract } from './bench-contract';
 import { describeConsoleContract } from './console-contract';
 import { describeForwarderContract } from './forwarder-contract';
+import { describeAuditContract } from './audit-contract';
 import { describeDocumentContract } from './document-contract';
 import { describeExplorerNamesContract } from './explorer-names-contract';
 import { describeStatementTargetsContract } from './statement-targets-contract';
@@ -71,6 +72,7 @@ export function describeStorageContract(name: string, open: () => Promise<Contra
     describeBenchContract(ctx);
     describeExplorerNamesContract(ctx);
     describeForwarderContract(ctx);
+    describeAuditContract(ctx);
 
     async function insert(...specs: Parameters<typeof makeStatement>[0][]): Promise<string[]> {
       const rows = specs.map((spec) => makeStatement(spec));

@@ -1,12 +1,12 @@
 import { LiveBadge } from '../../ui/LiveBadge';
-import { Anchor, Button, Group, Paper, SegmentedControl, SimpleGrid, Stack, Switch, Text, TextInput, Title, Tooltip } from '@mantine/core';
+import { Anchor, Button, Group, Paper, SegmentedControl, SimpleGrid, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
 import { createColumnHelper } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
 import type { FormEvent } from 'react';
 import type { ExplorerPageView } from '../../../src-server/admin/contract';
 import { routeHref, type ExplorerUrlFilters } from '../../routes';
 import { DataTable } from '../../ui/DataTable';
-import { dateTime, relativeTime } from '../../ui/format';
+import { RelativeTime } from '../../ui/RelativeTime';
 import { EmptyState, ErrorState, LoadingState } from '../../ui/StateViews';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { useStores } from '../stores/queries';
@@ -18,6 +18,7 @@ import { StatementDetail } from './StatementDetail';
 import { statementSentence } from './statement-sentence';
 import { LabeledSegmentedControl } from '../../ui/LabeledSegmentedControl';
 import { RefusalLog } from '../refusals/RefusalLog';
+import { ExportMenu } from './ExportMenu';
 
 type ExplorerRecord = ExplorerPageView['records'][number];
 
@@ -63,13 +64,7 @@ export function ExplorerScreen({ store, filters, onNavigate }: ExplorerScreenPro
     () => [
       column.accessor('receivedAt', {
         header: 'Received',
-        cell: (info) => (
-          <Tooltip label={dateTime(info.getValue())}>
-            <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
-              {relativeTime(info.getValue())}
-            </Text>
-          </Tooltip>
-        ),
+        cell: (info) => <RelativeTime iso={info.getValue()} />,
       }),
       column.accessor('status', { header: 'Status', cell: (info) => <StatusBadge value={info.getValue()} /> }),
       column.display({
@@ -210,6 +205,8 @@ export function ExplorerScreen({ store, filters, onNavigate }: ExplorerScreenPro
               <Button variant="default" onClick={clear} disabled={!filtered && urlFromDraft(draft) === undefined}>
                 Clear
               </Button>
+              {/* What the search applied shows (the URL's), not the form being typed. */}
+              <ExportMenu store={selectedStore.slug} search={search} />
             </Group>
           </Stack>
         </Paper>

@@ -73,3 +73,13 @@ export function searchFromUrl(filters: ExplorerUrlFilters | undefined): Explorer
   if (filters?.until) search.until = filters.until;
   return search;
 }
+
+/**
+ * The export's query string of what the search shows (GET /admin/api/stores/:slug/export): the
+ * format, then the same filters the Explorer sends.
+ */
+export function exportQuery(format: 'ndjson' | 'csv', search: ExplorerFilters): string {
+  const params = new URLSearchParams({ format });
+  for (const [name, value] of Object.entries(search)) if (value !== undefined) params.set(name, String(value));
+  return params.toString();
+}

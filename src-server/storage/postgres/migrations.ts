@@ -320,6 +320,23 @@ CREATE TABLE IF NOT EXISTS import_jobs (
 );
 CREATE INDEX IF NOT EXISTS import_jobs_store ON import_jobs (store_id, created_at);
 `,
+  // The audit log of admin actions (audit-log.ts): service-wide, pruned by age.
+  `
+CREATE TABLE audit_log (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  at text NOT NULL,
+  at_ms bigint NOT NULL,
+  action text NOT NULL,
+  outcome text NOT NULL,
+  store text,
+  target text,
+  actor text NOT NULL,
+  actor_detail text,
+  error_code text,
+  detail jsonb
+);
+CREATE INDEX audit_log_at ON audit_log (at_ms);
+`,
 ];
 
 /**

@@ -98,6 +98,8 @@ import type { ErasureCounts, ErasureOutcome, ErasureRecord, ErasureRequest, Rete
 import { eraseAgentsTx, listErasureRows, reapplyErasureTx, retentionStepTx } from './erasure';
 import { insertRefusalRows, listRefusalRows, SERVICE_WIDE } from './refusals';
 import { claimImportJobRow, findImportJobRow, listImportJobRows, putImportJobRow } from './import-jobs';
+import { insertAuditRow, listAuditRows, pruneAuditRows } from './audit-log';
+import type { AuditPage, AuditQuery, AuditRow, StoredAuditEntry } from '../audit';
 import { insertStatementRows } from './statement-writes';
 import { findAttachmentRows, findStatementRow, queryStatementRows } from './statement-reads';
 
@@ -461,6 +463,21 @@ export class PostgresStorage implements Storage {
     if (query.storeId === null) return listRefusalRows(this.db, SERVICE_WIDE, null, query);
     const storeId = query.storeId;
     return this.read(storeId, { refusals: [], nextBeforeId: null }, (storeNum) => listRefusalRows(this.db, storeNum, storeId, query));
+  }
+
+  // The audit log (audit-log.ts)
+
+  insertAuditEntry(row: AuditRow): Promise<StoredAuditEntry> {
+    return insertAuditRow(this.db, row);
+  }
+
+  listAuditEntries(query: AuditQuery): Promise<AuditPage> {
+    checkLimit(query.limit);
+    return listAuditRows(this.db, query);
+  }
+
+  pruneAuditEntries(beforeMs: number): Promise<number> {
+    return pruneAuditRows(this.db, beforeMs);
   }
 
   // Documents (documents.ts)

@@ -32,6 +32,8 @@ import { applyForwarderOp } from './forwarders';
 import type { ForwarderOp } from './forwarders';
 import { applyPutImportJob } from './import-jobs';
 import type { PutImportJobOp } from './import-jobs';
+import { applyAuditOp } from './audit-log';
+import type { AuditOp } from './audit-log';
 
 export type Op =
   /** insertStore, updateStore, deleteStore (stores.ts). */
@@ -59,6 +61,8 @@ export type Op =
   | ForwarderOp
   /** Imports of statements: the job as it now is (import-jobs.ts). */
   | PutImportJobOp
+  /** The audit log of admin actions and its retention (audit-log.ts). */
+  | AuditOp
   | LostRecordsOp;
 
 /**
@@ -129,6 +133,10 @@ export function applyOp(state: ApplyState, op: Op): void {
     case 'insertRefusals':
     case 'pruneRefusals':
       applyRefusalOp(state, op);
+      return;
+    case 'insertAudit':
+    case 'pruneAudit':
+      applyAuditOp(state, op);
       return;
     case 'insertPackage':
     case 'deletePackage':

@@ -17,6 +17,7 @@ import { ensureReceivedColumns } from './received';
 import { ensureWarningsColumn } from './statement-writes';
 import { ensureRefusalsTable } from './refusals';
 import { ensureImportJobsTable } from './import-jobs';
+import { ensureAuditTable } from './audit-log';
 import type { Sql } from './sql';
 import { ensureStatementTargets } from './statement-targets';
 import { ensureStoreLimitsColumn } from './stores';
@@ -137,6 +138,7 @@ export function ensureSchema(sql: Sql): Meta {
   ensureErasureTables(sql); // the erasure ledger
   ensureForwarderTables(sql); // forwarders, their cursors and dead letters
   ensureImportJobsTable(sql); // imports of statements, kept for resuming
+  ensureAuditTable(sql); // the audit log of admin actions
   return meta;
 }
 

@@ -77,6 +77,8 @@ import { pruneRejections, pruneStepwise } from './pruning';
 import { DEFAULT_RETENTION_BOUNDS, DEFAULT_RETENTION_INTERVAL_MS, scheduleRetention } from './retention';
 import type { RetentionBounds } from './retention';
 import { insertRefusalsOp, listRefusalRows, planPruneRefusals, SERVICE_WIDE } from './refusals';
+import { countAuditRows, insertAuditOp, listAuditRows, planPruneAudit } from './audit-log';
+import type { AuditPage, AuditQuery, AuditRow, StoredAuditEntry } from '../audit';
 import { apiKeyUpdate, assertApiKey, findApiKeyRow, insertApiKeyOp, listApiKeyRows } from './api-keys';
 import {
   countDocumentRows,
@@ -511,6 +513,29 @@ export class SqljsStorage implements Storage {
 
   async countForwardable(storeId: string, afterSeq: number): Promise<number> {
     return this.read(storeId, 0, (sql, storeNum) => countForwardableRows(sql, storeNum, afterSeq, this.db.visibleSeq));
+  }
+
+  // The audit log (audit-log.ts)
+
+  async insertAuditEntry(row: AuditRow): Promise<StoredAuditEntry> {
+    await this.db.writable();
+    // Planned and committed with no await between: the id is the table's next.
+    const op = insertAuditOp(this.db.sql, row);
+    await this.db.commit(op);
+    return op.row;
+  }
+
+  async listAuditEntries(query: AuditQuery): Promise<AuditPage> {
+    this.db.assertOpen();
+    checkLimit(query.limit);
+    return listAuditRows(this.db.sql, query);
+  }
+
+  async pruneAuditEntries(beforeMs: number): Promise<number> {
+    this.db.assertOpen();
+    const due = countAuditRows(this.db.sql, beforeMs);
+    if (due > 0) await pruneStepwise(this.db, () => planPruneAudit(this.db.sql, beforeMs));
+    return due;
   }
 
   // Test Bench: packages and launches (bench.ts), package files (package-files.ts)

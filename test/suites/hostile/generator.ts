@@ -232,6 +232,30 @@ const ENDPOINTS: Endpoint[] = [
     body: null,
   },
   {
+    name: 'admin export',
+    kind: 'admin',
+    methods: ['GET'],
+    path: (ctx, rng) => `/admin/api/stores/${rng.pick([ctx.slug, ctx.otherSlug, 'nope'])}/export`,
+    query: (_ctx, rng) =>
+      rng.pick<Array<[string, string]>>([
+        [],
+        [['format', 'csv']],
+        [['format', 'ndjson'], ['status', 'rejected']],
+        [['format', 'csv'], ['agent', 'Ada Lovel'], ['since', 'yesterday']],
+        [['format', 'ndjson'], ['verb', 'http://adlnet.gov/expapi/verbs/answered'], ['limit', '5'], ['cursor', '1']],
+      ]),
+    body: null,
+  },
+  {
+    name: 'admin audit log',
+    kind: 'admin',
+    methods: ['GET'],
+    path: () => '/admin/api/audit',
+    query: (ctx, rng) =>
+      rng.pick<Array<[string, string]>>([[], [['store', ctx.slug]], [['action', 'store.create'], ['limit', '500']], [['since', 'soon']], [['cursor', '-1']], [['action', "'; DROP TABLE audit_log; --"]]]),
+    body: null,
+  },
+  {
     name: 'admin store actions',
     kind: 'admin',
     methods: ['POST'],
