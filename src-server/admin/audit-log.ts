@@ -21,10 +21,11 @@ const DAY_MS = 24 * 60 * 60_000;
 
 /**
  * Who did it: the holder of the admin token over HTTP (with its address), the desktop app (with
- * its OS user), or a command run on the data directory (`npm run restore`, with its OS user).
+ * its OS user), a command run on the data directory (`npm run restore`, with its OS user), or the
+ * service itself finishing what an admin started (an import's end).
  */
 export interface AuditActor {
-  actor: 'admin token' | 'desktop app' | 'command line';
+  actor: 'admin token' | 'desktop app' | 'command line' | 'service';
   detail: string | null;
 }
 

@@ -238,6 +238,12 @@ export const AUDIT_ACTIONS = [
   'package.import',
   'package.delete',
   'statements.export',
+  'statements.import',
+  'learner.erase',
+  'forwarder.create',
+  'forwarder.update',
+  'forwarder.delete',
+  'forwarder.redeliver',
   'backup.download',
   'backup.restore',
 ] as const;

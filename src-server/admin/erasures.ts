@@ -5,7 +5,7 @@
  * dry run counts it. Plain functions over Storage, like stores.ts.
  */
 import { parseAgentParam } from '../xapi/agent-key';
-import type { ErasureOutcome, ErasureRecord } from '../storage/erasure';
+import type { ErasureOutcome } from '../storage/erasure';
 import type { Storage, StoreRecord } from '../storage/storage';
 import type { ErasureInput } from './contract';
 
@@ -31,21 +31,11 @@ export function erasureKeysOf(input: Pick<ErasureInput, 'agent' | 'agents'>): Er
   return { ok: true, keys: [...new Set(keys)] };
 }
 
-/**
- * The single place an erasure is also written to the service's general audit log, when there is
- * one: the ledger entry holds the counts and salted hashes only, never the IFIs. Until that log is
- * wired here, the ledger (GET /admin/api/stores/:slug/erasures) is the record.
- */
-export type ErasureAudit = (entry: ErasureRecord, store: StoreRecord) => Promise<void>;
-
 export async function eraseLearner(
   storage: Storage,
   store: StoreRecord,
   keys: string[],
-  options: { dryRun: boolean; now?: Date; audit?: ErasureAudit },
+  options: { dryRun: boolean; now?: Date },
 ): Promise<ErasureOutcome> {
-  const outcome = await storage.eraseAgents(store.id, { keys, dryRun: options.dryRun, at: (options.now ?? new Date()).toISOString() });
-  // AUDIT LOG: the erasure's entry goes to the general audit log here (counts and hashes only).
-  if (outcome.erasure && options.audit) await options.audit(outcome.erasure, store);
-  return outcome;
+  return storage.eraseAgents(store.id, { keys, dryRun: options.dryRun, at: (options.now ?? new Date()).toISOString() });
 }

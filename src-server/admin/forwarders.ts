@@ -14,19 +14,9 @@ export interface ForwardingWake {
   wake(forwarderId: string): void;
 }
 
-/**
- * AUDIT: every admin action on a forwarder passes here, once it is done. The audit log records
- * them from this one place (create, pause, resume, delete, redeliver); never the secret.
- */
-type ForwarderAction =
-  | { action: 'forwarder.create' | 'forwarder.pause' | 'forwarder.resume' | 'forwarder.delete'; store: StoreRecord; forwarderId: string }
-  | { action: 'forwarder.redeliver'; store: StoreRecord; forwarderId: string; deadLetters: number };
-
 export interface ForwarderDeps {
   storage: Storage;
   forwarding?: ForwardingWake;
-  /** AUDIT: where forwarder actions are recorded (the audit log); default: nowhere. */
-  recordAction?: (action: ForwarderAction) => void;
 }
 
 export async function createForwarder(deps: ForwarderDeps, store: StoreRecord, input: CreateForwarderInput, now = new Date()): Promise<ForwarderRecord> {
@@ -43,7 +33,6 @@ export async function createForwarder(deps: ForwarderDeps, store: StoreRecord, i
     cursor: input.from === 'beginning' ? 0 : await deps.storage.currentSeq(),
   });
   await deps.storage.insertForwarder(record);
-  deps.recordAction?.({ action: 'forwarder.create', store, forwarderId: record.id });
   deps.forwarding?.wake(record.id);
   return record;
 }
@@ -79,19 +68,16 @@ export async function setForwarderPaused(deps: ForwarderDeps, store: StoreRecord
   // Resuming tries a failing batch at once rather than at its next backoff.
   const patch = paused ? { paused } : { paused, nextAttemptAt: null };
   await deps.storage.updateForwarder(record.id, patch);
-  deps.recordAction?.({ action: paused ? 'forwarder.pause' : 'forwarder.resume', store, forwarderId: record.id });
   if (!paused) deps.forwarding?.wake(record.id);
   return { ...record, ...patch };
 }
 
 export async function deleteForwarder(deps: ForwarderDeps, store: StoreRecord, record: ForwarderRecord): Promise<void> {
   await deps.storage.deleteForwarder(record.id);
-  deps.recordAction?.({ action: 'forwarder.delete', store, forwarderId: record.id });
 }
 
 export async function redeliver(deps: ForwarderDeps, store: StoreRecord, record: ForwarderRecord, ids?: number[]): Promise<number> {
   const queued = await deps.storage.requeueDeadLetters(record.id, ids);
-  deps.recordAction?.({ action: 'forwarder.redeliver', store, forwarderId: record.id, deadLetters: queued });
   // A paused forwarder delivers them once resumed.
   deps.forwarding?.wake(record.id);
   return queued;

@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { importStatements, type ImportBatchResult, type ImportItem, type StatementImportContext } from '../lrs/statement-imports';
 import type { RecordedStatementListener } from '../lrs/statement-writes';
 import type { ImportJobRecord, Storage, StoreRecord } from '../storage/storage';
+import type { AuditLog } from './audit-log';
 import { ImportSource, ImportSourceError, type SourcePage } from './import-source';
 import { ndjsonLines, NdjsonTooLargeError } from './ndjson-lines';
 
@@ -38,6 +39,8 @@ export interface ImportJobsOptions {
   sourceTimeoutMs?: number;
   /** Statements per page asked of a source; absent: the source's own page size. */
   pageSize?: number;
+  /** The audit log: an import's end is recorded there (its start is the admin request's entry). */
+  audit?: Pick<AuditLog, 'record'>;
   /** The largest NDJSON body and line. Defaults 1 GiB and 4 MiB. */
   maxNdjsonBytes?: number;
   maxNdjsonLineBytes?: number;
@@ -366,13 +369,24 @@ export class ImportJobs {
   }
 
   /**
-   * AUDIT LOG: the one place where an import's start and end are recorded. Until the audit log is
-   * wired here, the service log says it. Never the secret: only the job's id, kind, source and counts.
+   * The one place an import's start and end are told: the service log says both; the audit log
+   * keeps the end (the admin request that started it has its own entry). Never the secret: only
+   * the job's id, kind, source and counts.
    */
   private auditTrail(what: 'started' | 'finished' | 'failed', store: StoreRecord, job: ImportJobRecord): void {
     const source = job.kind === 'lrs' ? `from ${job.endpoint}` : `from an NDJSON file${job.fileName ? ` (${job.fileName})` : ''}`;
     const counts = what === 'started' ? '' : `: ${JSON.stringify(job.counts)}${job.error ? `; ${job.error}` : ''}`;
     this.log(`import ${job.id} into Store ${store.slug} ${source} ${what}${counts}`);
+    if (what === 'started' || !this.options.audit) return;
+    void this.options.audit.record({
+      action: 'statements.import',
+      outcome: what === 'finished' ? 'succeeded' : 'failed',
+      store: store.slug,
+      target: job.id,
+      errorCode: what === 'failed' ? 'import_failed' : null,
+      detail: { kind: job.kind, counts: job.counts, ...(job.error ? { error: job.error } : {}) },
+      actor: { actor: 'service', detail: null },
+    });
   }
 }
 

@@ -125,6 +125,8 @@ export interface ServerOptions {
    * is ready and stopped when it closes.
    */
   imports?: ImportJobs;
+  /** The audit log, shared with the service's imports; default: the app's own. */
+  audit?: AuditLog;
   /** For the app's own imports (without `imports`): statements per page asked of a source; tests ask for small pages. */
   importPageSize?: number;
 }
@@ -188,9 +190,9 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   const bench: BenchContext = { ...benchBase, events: recorded };
   const documentLog = new AttemptDocumentLog(bench);
   app.addHook('onClose', async () => documentLog.settled());
-  const imports = options.imports ?? ownImports(options, events, app);
   // The audit log (admin/audit-log.ts): its entries are written before the storage closes.
-  const audit = new AuditLog(options.storage, { log: (message) => app.log.warn(message) });
+  const audit = options.audit ?? new AuditLog(options.storage, { log: (message) => app.log.warn(message) });
+  const imports = options.imports ?? ownImports(options, events, audit, app);
   const stopAuditPruning = audit.schedulePruning();
   app.addHook('onClose', async () => {
     stopAuditPruning();
@@ -262,8 +264,8 @@ export function buildServer(options: ServerOptions): FastifyInstance {
 }
 
 /** Imports for an app built without a service around it: started with the app, stopped before it closes its storage. */
-function ownImports(options: ServerOptions, events: LiveEventBus, app: FastifyInstance): ImportJobs {
-  const imports = new ImportJobs({ storage: options.storage, events, publicUrl: options.publicUrl, log: (message) => app.log.info(message), pageSize: options.importPageSize });
+function ownImports(options: ServerOptions, events: LiveEventBus, audit: AuditLog, app: FastifyInstance): ImportJobs {
+  const imports = new ImportJobs({ storage: options.storage, events, audit, publicUrl: options.publicUrl, log: (message) => app.log.info(message), pageSize: options.importPageSize });
   app.addHook('onReady', async () => imports.start());
   app.addHook('preClose', async () => imports.stop());
   return imports;

@@ -10,6 +10,7 @@ import { DEFAULT_STORE_RETENTION_INTERVAL_MS, RetentionSchedule } from '../admin
 import { rejectedBoundsWithRetention } from '../limits/store-retention';
 import { ForwardingWorker, type ForwardingTiming } from '../admin/forwarding-worker';
 import { ImportJobs } from '../admin/import-jobs';
+import { AuditLog } from '../admin/audit-log';
 import { LiveEventBus } from '../admin/live-events';
 import type { ServiceConfig } from './config';
 import { buildServer } from '../http/build-server';
@@ -140,10 +141,12 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     const forwarding = new ForwardingWorker({ storage, log, timing: options.forwardingTiming ?? forwardingTimingFromEnv(process.env) });
     // Imports of statements (admin/import-jobs.ts): unfinished ones continue once the service listens.
     const events = new LiveEventBus(storage);
-    const imports = new ImportJobs({ storage, events, publicUrl: () => publicUrl, log, pageSize: importPageSizeFromEnv(process.env) });
+    const audit = new AuditLog(storage, { log });
+    const imports = new ImportJobs({ storage, events, audit, publicUrl: () => publicUrl, log, pageSize: importPageSizeFromEnv(process.env) });
     const app = buildServer({
       forwarding,
       events,
+      audit,
       imports,
       storage,
       adminToken: adminToken.check,

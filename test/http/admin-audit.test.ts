@@ -128,4 +128,55 @@ describe('the audit log', () => {
     expect(page.entries.find((e) => e.store === 'recent')).toMatchObject({ actor: 'admin token', actorDetail: '10.0.0.1', detail: null });
     expect(page.entries.filter((e) => e.action === 'key.create')).toHaveLength(1);
   });
+
+  it('keeps erasures, imports and forwarder changes, never the learner, a destination\'s secret or its path', async () => {
+    const ada = { mbox: 'mailto:ada.audit@example.com' };
+    const statement = { actor: ada, verb: { id: 'http://adlnet.gov/expapi/verbs/completed' }, object: { id: 'http://example.com/audit' } };
+    expect((await ctx.t.xapi(ctx.key, { method: 'POST', url: '/demo/xAPI/statements', payload: [statement] })).statusCode).toBe(200);
+    const dryRun = await ctx.t.admin({ method: 'POST', url: '/admin/api/stores/demo/erasures', payload: { agent: ada, dryRun: true } });
+    expect(dryRun.statusCode, dryRun.body).toBe(200);
+    const erased = await ctx.t.admin({ method: 'POST', url: '/admin/api/stores/demo/erasures', payload: { agent: ada } });
+    expect(erased.statusCode, erased.body).toBe(200);
+    const ledger = (erased.json() as { erasure: { id: string; ifiHashes: string[] } }).erasure;
+
+    const webhook = 'https://hooks.example.com/services/T0KEN-IN-PATH?sig=abc';
+    const created = await ctx.t.admin({ method: 'POST', url: '/admin/api/stores/demo/forwarders', payload: { kind: 'webhook', url: webhook, secret: 'webhook-secret-123' } });
+    expect(created.statusCode, created.body).toBe(201);
+    const forwarder = (created.json() as { id: string }).id;
+    expect((await ctx.t.admin({ method: 'PATCH', url: `/admin/api/stores/demo/forwarders/${forwarder}`, payload: { paused: true } })).statusCode).toBe(200);
+    expect((await ctx.t.admin({ method: 'DELETE', url: `/admin/api/stores/demo/forwarders/${forwarder}` })).statusCode).toBe(204);
+
+    const line = JSON.stringify({ ...statement, id: '2f0c7a3e-8e1b-4f57-9a40-6f1f3c2d1e0a', actor: { mbox: 'mailto:grace.audit@example.com' } });
+    const started = await ctx.t.admin({ method: 'POST', url: '/admin/api/stores/demo/imports?fileName=old.ndjson', headers: { 'content-type': 'application/x-ndjson' }, payload: `${line}\n` });
+    expect(started.statusCode, started.body).toBe(201);
+    const importId = (started.json() as { id: string }).id;
+
+    const erasures = (await audit('?action=learner.erase')).entries;
+    expect(erasures.map((e) => [e.outcome, e.store, e.actor, (e.detail as { dryRun: boolean }).dryRun])).toEqual([
+      ['succeeded', 'demo', 'admin token', false],
+      ['succeeded', 'demo', 'admin token', true],
+    ]);
+    expect(erasures[0]!.detail).toMatchObject({ erasure: ledger.id, ifiHashes: ledger.ifiHashes, counts: { statements: 1 } });
+    expect(erasures[1]!.detail).toMatchObject({ counts: { statements: 1 } });
+    const forwarders = (await audit()).entries.filter((e) => e.action.startsWith('forwarder.'));
+    expect(forwarders.map((e) => [e.action, e.target, e.detail])).toEqual([
+      ['forwarder.delete', forwarder, null],
+      ['forwarder.update', forwarder, { paused: true }],
+      ['forwarder.create', forwarder, { kind: 'webhook', destination: 'https://hooks.example.com' }],
+    ]);
+    // The import's start (who asked) and its end (the service). An NDJSON upload is read before its
+    // request is answered, so its end may be written before the request's entry.
+    let imports = (await audit('?action=statements.import')).entries;
+    for (let i = 0; i < 100 && imports.length < 2; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      imports = (await audit('?action=statements.import')).entries;
+    }
+    const byActor = (actor: string) => imports.find((e) => e.actor === actor);
+    expect(imports).toHaveLength(2);
+    expect(byActor('admin token')).toMatchObject({ outcome: 'succeeded', target: importId, detail: { kind: 'ndjson', fileName: 'old.ndjson' } });
+    expect(byActor('service')).toMatchObject({ outcome: 'succeeded', target: importId, detail: { kind: 'ndjson', counts: { imported: 1 } } });
+
+    const all = JSON.stringify((await audit('?limit=500')).entries);
+    for (const secret of ['ada.audit@example.com', 'webhook-secret-123', 'T0KEN-IN-PATH', 'sig=abc']) expect(all).not.toContain(secret);
+  });
 });

@@ -37,11 +37,19 @@ interface Entry {
 
 const pick = (value: Json, names: string[]): Json => Object.fromEntries(names.filter((name) => value[name] !== undefined).map((name) => [name, value[name]]));
 const slugOf = (params: Json) => params.slug;
+function originOf(url: unknown): string | undefined {
+  if (typeof url !== 'string') return undefined;
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The admin routes that are actions, by method and path below /admin/api. */
 const ACTIONS: Record<string, Entry> = {
   'POST /stores': { action: 'store.create', store: (_params, body) => body.slug, detail: (body) => pick(body, ['name', 'environment']) },
-  'PATCH /stores/:slug': { action: 'store.update', store: slugOf, detail: (body) => pick(body, ['name', 'limits']) },
+  'PATCH /stores/:slug': { action: 'store.update', store: slugOf, detail: (body) => pick(body, ['name', 'limits', 'retention']) },
   'POST /stores/:slug/empty': { action: 'store.empty', store: slugOf },
   'DELETE /stores/:slug': { action: 'store.delete', store: slugOf },
   'POST /stores/:slug/test-statement': { action: 'store.testStatement', store: slugOf, target: (_params, answer) => answer.statementId },
@@ -61,6 +69,25 @@ const ACTIONS: Record<string, Entry> = {
   'POST /stores/:slug/packages': { action: 'package.import', store: slugOf, target: (_params, answer) => answer.id },
   'DELETE /stores/:slug/packages/:id': { action: 'package.delete', store: slugOf, target: (params) => params.id },
   'GET /stores/:slug/export': { action: 'statements.export', store: slugOf },
+  // Its start; the import's end is recorded by the import itself (admin/import-jobs.ts). Never the key or secret.
+  'POST /stores/:slug/imports': {
+    action: 'statements.import',
+    store: slugOf,
+    target: (_params, answer) => answer.id,
+    detail: (_body, answer) => pick(answer, ['kind', 'endpoint', 'since', 'fileName']),
+  },
+  // Never the agent given: the route adds the counts and the ledger's salted hashes.
+  'POST /stores/:slug/erasures': { action: 'learner.erase', store: slugOf },
+  // A destination's origin only: a webhook's path or query may carry a token of the receiver's.
+  'POST /stores/:slug/forwarders': {
+    action: 'forwarder.create',
+    store: slugOf,
+    target: (_params, answer) => answer.id,
+    detail: (body) => ({ ...pick(body, ['kind', 'filter']), ...pick({ destination: originOf(body.url) }, ['destination']) }),
+  },
+  'PATCH /stores/:slug/forwarders/:id': { action: 'forwarder.update', store: slugOf, target: (params) => params.id, detail: (body) => pick(body, ['paused']) },
+  'DELETE /stores/:slug/forwarders/:id': { action: 'forwarder.delete', store: slugOf, target: (params) => params.id },
+  'POST /stores/:slug/forwarders/:id/redeliver': { action: 'forwarder.redeliver', store: slugOf, target: (params) => params.id, detail: (_body, answer) => pick(answer, ['queued']) },
   'POST /backups': { action: 'backup.download' },
 };
 

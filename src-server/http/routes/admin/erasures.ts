@@ -4,7 +4,6 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { erasureInputSchema } from '../../../admin/contract';
-import type { ErasureAudit } from '../../../admin/erasures';
 import { erasureKeysOf, eraseLearner } from '../../../admin/erasures';
 import type { RefusalRecorder } from '../../../admin/refusal-recorder';
 import { errors } from '../../errors';
@@ -13,7 +12,6 @@ import { findStoreOr404, type AdminRouteDeps } from './stores';
 
 export interface ErasureRouteOptions extends AdminRouteDeps {
   recorder: RefusalRecorder;
-  audit?: ErasureAudit;
 }
 
 export default async function erasureRoutes(app: FastifyInstance, options: ErasureRouteOptions): Promise<void> {
@@ -26,7 +24,15 @@ export default async function erasureRoutes(app: FastifyInstance, options: Erasu
     if (!keys.ok) throw errors.invalidBody(keys.message, keys.field);
     // Refused requests still in the recorder's buffer are written first, so the erasure reaches them.
     await options.recorder.flush();
-    return eraseLearner(storage, store, keys.keys, { dryRun: input.dryRun, ...(options.audit ? { audit: options.audit } : {}) });
+    const outcome = await eraseLearner(storage, store, keys.keys, { dryRun: input.dryRun });
+    // The audit entry (http/plugins/audit-trail.ts) keeps the counts and the ledger's salted
+    // hashes, never the agent given.
+    request.auditDetail = {
+      dryRun: input.dryRun,
+      counts: outcome.counts,
+      ...(outcome.erasure ? { erasure: outcome.erasure.id, ifiHashes: outcome.erasure.ifiHashes } : {}),
+    };
+    return outcome;
   });
 
   app.get<{ Params: { slug: string } }>('/stores/:slug/erasures', async (request) => {
