@@ -26,6 +26,7 @@ const httpOnPostgres = [
   'admin-erasures',
   'admin-audit',
   'admin-export',
+  'data-round-trip',
   'bench',
   'admin-console',
   'admin-explorer-search',

@@ -6,6 +6,7 @@
  * Rejected records show what was sent (best effort) and why it was refused.
  */
 import type { ExplorerRecord } from '../storage/storage';
+import { preferredText } from '../xapi/language-map';
 
 const COLUMNS = [
   'status',
@@ -40,11 +41,9 @@ function text(value: unknown): string {
   return typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
-/** A language map's text: English first, then the first it has. */
+/** A language map's text, picked as the console picks it (xapi/language-map.ts). */
 function display(map: unknown): string {
-  const entries = Object.entries(objectOf(map));
-  const english = entries.find(([tag]) => /^en(-|$)/i.test(tag));
-  return text((english ?? entries[0])?.[1]);
+  return preferredText(map) ?? '';
 }
 
 /** How an agent is identified, in one cell: its mbox, sha1, OpenID, or `name@homePage` of its account. */

@@ -1,8 +1,14 @@
 /**
- * An export of what an Explorer filter shows, as NDJSON or CSV, read from the Store a page at a
- * time (newest first, by seq, as the Explorer pages) so memory holds one page whatever the Store's
- * size: the caller pulls the next page only when the client has taken the last (a Readable of this
- * generator, piped with backpressure). The reads stop at the durable seq, as every Explorer read.
+ * An export of what an Explorer filter shows, as NDJSON or CSV, oldest first (the Store's order:
+ * an NDJSON file imported into another Store keeps it, as an import inserts its lines in turn), read
+ * a page at a time so memory holds one page whatever the Store's size: the caller pulls the next
+ * page only when the client has taken the last (a Readable of this generator, piped with
+ * backpressure). The reads stop at the durable seq, as every Explorer read.
+ *
+ * The Explorer reads newest first, so the export reads twice: a first pass notes where each page
+ * begins (a number a page: 4,000 for a million records), the second reads the pages again from the
+ * oldest and writes each reversed. Only what the first pass saw is written: statements recorded
+ * meanwhile are above its first bound, and a page read again never writes below the next one's.
  *
  * NDJSON is the statements as stored, one a line and nothing else (what GET /statements answers
  * and what an NDJSON import reads back): accepted and voided ones only, a rejected entry is no
@@ -42,25 +48,42 @@ export async function* exportChunks(
   pageSize: number = EXPORT_PAGE,
 ): AsyncGenerator<string> {
   if (format === 'csv') yield CSV_HEADER;
+  const read = (beforeSeq: number | undefined) => storage.searchExplorer(store.id, { ...filter, limit: pageSize, beforeSeq });
+  // Other requests run between pages, whatever pace the client reads at.
+  const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+  // Pass 1: each page's upper bound (exclusive), newest page first.
+  const bounds: number[] = [];
   let beforeSeq: number | undefined;
   for (;;) {
-    const page = await storage.searchExplorer(store.id, { ...filter, limit: pageSize, beforeSeq });
+    const page = await read(beforeSeq);
+    const newest = page.records[0];
+    if (!newest) break;
+    bounds.push(beforeSeq ?? newest.seq + 1);
+    if (page.nextBeforeSeq === null) break;
+    beforeSeq = page.nextBeforeSeq;
+    await yieldToRequests();
+  }
+
+  // Pass 2: the pages again, oldest first, each written oldest first.
+  for (let i = bounds.length - 1; i >= 0; i--) {
+    const lowest = bounds[i + 1] ?? 0;
+    const page = await read(bounds[i]);
     let chunk = '';
-    for (const record of page.records) {
+    for (let r = page.records.length - 1; r >= 0; r--) {
+      const record = page.records[r]!;
+      // A page read again reaches lower when records of it were removed meanwhile (an erasure):
+      // what lies below its bound is the next page's.
+      if (record.seq < lowest) continue;
       const text = line(format, record);
       if (text === null) continue;
       chunk += text;
       progress.count++;
     }
     if (chunk !== '') yield chunk;
-    if (page.nextBeforeSeq === null) {
-      progress.complete = true;
-      return;
-    }
-    beforeSeq = page.nextBeforeSeq;
-    // Other requests run between pages, whatever pace the client reads at.
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await yieldToRequests();
   }
+  progress.complete = true;
 }
 
 /**

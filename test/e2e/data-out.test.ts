@@ -33,7 +33,8 @@ describe.skipIf(!chromiumPath)('export and the audit log in the console', () => 
       const bodies = Array.from({ length: count }, (_, i) => statement(email, name, `http://example.com/module/${i}`, `Module ${i}`, i / count));
       const response = await fetch(`${h.service.url}/course/xAPI/statements`, { method: 'POST', headers: { ...XAPI_HEADERS, Authorization: basic(key.id, key.secret) }, body: JSON.stringify(bodies) });
       expect(response.status).toBe(200);
-      return ((await response.json()) as string[]).reverse();
+      // In the order sent: an export is oldest first.
+      return (await response.json()) as string[];
     };
     // More of Ada's than one Explorer page holds: the export is every page, not the one on screen.
     ada = await send('ada@example.com', 'Ada Lovelace', 60);

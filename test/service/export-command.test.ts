@@ -45,7 +45,7 @@ describe('npm run export', () => {
     expect(rows).toHaveLength(2);
     expect(rows[1]).toContain(ids[0]);
     const { stdout } = await exportCommand(['--store', 'course']);
-    expect(stdout.trim().split('\n').map((line) => (JSON.parse(line) as { id: string }).id)).toEqual([...ids].reverse());
+    expect(stdout.trim().split('\n').map((line) => (JSON.parse(line) as { id: string }).id)).toEqual(ids);
   }, 30_000);
 
   it('prints the refusal with the field at fault and exits 1; usage errors exit 2', async () => {
