@@ -129,9 +129,12 @@ describe.skipIf(!chromiumPath)('a console kept open in Chromium', () => {
     const relay = await relayTo(new URL(h.service.url).port === '' ? 80 : Number(new URL(h.service.url).port));
     try {
       const page = h.page;
+      expect((await send('Dan')).status).toBe(200);
       await page.goto(`${relay.url}/admin/#/explorer/demo`);
       const badge = page.getByTestId('live-indicator');
       await badge.getByText('Live').waitFor({ timeout: 10_000 });
+      // Counted once the first page is on screen: the badge can say Live before the rows arrive.
+      await page.locator('tr[data-status]').filter({ hasText: 'Dan' }).first().waitFor({ timeout: 10_000 });
       const before = await page.locator('tr[data-status]').count();
 
       await relay.cut();
