@@ -28,9 +28,19 @@ function capStream(payload: Readable, limit: number): Readable {
       else callback(null, chunk);
     },
   });
+  // A client that closes its connection mid-body makes the request emit 'aborted' (ECONNRESET),
+  // passed on here so that a reader sees the body fail. Whoever reads `capped` may not be listening
+  // by then: Fastify stops listening once it has answered (415, 413, a 404 route), a route that
+  // takes the body as a stream (NDJSON import, a package zip) listens only once it starts reading.
+  // An 'error' with no listener throws and ends the process, so `capped` keeps one listener of its
+  // own, as Node's IncomingMessage does: readers that listen still get the error.
+  capped.on('error', ignoreUnreadBodyError);
   payload.on('error', (error) => capped.destroy(error));
   return payload.pipe(capped);
 }
+
+/** The error of a body nobody reads any more: its reader, if any, has its own listener. */
+function ignoreUnreadBodyError(): void {}
 
 async function bodySizeLimit(app: FastifyInstance, deps: { storage: Storage; limits: ServiceLimits }): Promise<void> {
   const service = deps.limits;
