@@ -28,12 +28,11 @@ function capStream(payload: Readable, limit: number): Readable {
       else callback(null, chunk);
     },
   });
-  // A client that closes its connection mid-body makes the request emit 'aborted' (ECONNRESET),
-  // passed on here so that a reader sees the body fail. Whoever reads `capped` may not be listening
-  // by then: Fastify stops listening once it has answered (415, 413, a 404 route), a route that
-  // takes the body as a stream (NDJSON import, a package zip) listens only once it starts reading.
-  // An 'error' with no listener throws and ends the process, so `capped` keeps one listener of its
-  // own, as Node's IncomingMessage does: readers that listen still get the error.
+  // A client that closes its connection mid-body makes the request fail ('aborted', ECONNRESET),
+  // passed on here so that a reader sees the body fail. Nobody may be reading `capped` by then:
+  // Fastify never reads the body of a GET or HEAD, and stops listening once it has answered. An
+  // 'error' with no listener throws and ends the process, so `capped` keeps a listener of its own,
+  // as Node's IncomingMessage does for the request: readers that listen still get the error.
   capped.on('error', ignoreUnreadBodyError);
   payload.on('error', (error) => capped.destroy(error));
   return payload.pipe(capped);
