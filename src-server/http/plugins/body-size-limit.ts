@@ -28,9 +28,18 @@ function capStream(payload: Readable, limit: number): Readable {
       else callback(null, chunk);
     },
   });
+  // A client that closes its connection mid-body makes the request fail ('aborted', ECONNRESET),
+  // passed on here so that a reader sees the body fail. Nobody may be reading `capped` by then:
+  // Fastify never reads the body of a GET or HEAD, and stops listening once it has answered. An
+  // 'error' with no listener throws and ends the process, so `capped` keeps a listener of its own,
+  // as Node's IncomingMessage does for the request: readers that listen still get the error.
+  capped.on('error', ignoreUnreadBodyError);
   payload.on('error', (error) => capped.destroy(error));
   return payload.pipe(capped);
 }
+
+/** The error of a body nobody reads any more: its reader, if any, has its own listener. */
+function ignoreUnreadBodyError(): void {}
 
 async function bodySizeLimit(app: FastifyInstance, deps: { storage: Storage; limits: ServiceLimits }): Promise<void> {
   const service = deps.limits;

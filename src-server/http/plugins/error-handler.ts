@@ -29,6 +29,11 @@ function toLrsError(error: unknown): LrsError | null {
   if (error instanceof StorageDuplicateError) return errors.conflict(error.code, error.message);
   if (error instanceof StorageNotFoundError) return errors.notFound(error.code, error.message);
   const fastifyError = error as FastifyError;
+  // The client closed its connection before the end of its body (a route reading the body as a
+  // stream sees it fail): its fault, never a 500, though it is no longer there to read the answer.
+  if (fastifyError?.code === 'ECONNRESET' || fastifyError?.code === 'ERR_STREAM_PREMATURE_CLOSE') {
+    return errors.invalidBody('The body was cut off: the client closed the connection before sending all of it.');
+  }
   if (typeof fastifyError?.code === 'string') {
     const known = FASTIFY_MESSAGES[fastifyError.code];
     if (known) return known(fastifyError);
