@@ -8,9 +8,12 @@
  * in the order they were received, so the target gives them seqs in the same order; voiding is
  * replayed by the voiding statements themselves. Attachments and Activity definitions travel
  * whole (Storage.importActivities keeps a definition's `updated` time). The console's ingestion
- * statistics are recomputed by the target from the statements and rejections it receives.
+ * statistics are recomputed by the target from the statements and rejections it receives. The
+ * audit log, the erasure ledger, import jobs and forwarders follow (portable-admin.ts).
  */
 import { createHash } from 'node:crypto';
+import { adminRowsOf, importAdminRecord } from './portable-admin';
+import type { AdminRecord } from './portable-admin';
 import type { ActivityRecord, ApiKeyRecord, DocumentContent, DocumentKey, RefusalRow, RejectionRow, StatementRow, Storage, StoreRecord } from './storage';
 
 export type PortableRecord =
@@ -22,7 +25,9 @@ export type PortableRecord =
   | { t: 'activities'; storeId: string; activities: ActivityRecord[] }
   | { t: 'rejections'; storeId: string; rows: RejectionRow[] }
   | { t: 'document'; storeId: string; key: DocumentKey; document: DocumentContent }
-  | { t: 'refusals'; rows: Array<RefusalRow & { storeId: string | null }> };
+  | { t: 'refusals'; rows: Array<RefusalRow & { storeId: string | null }> }
+  /** The audit log, the erasure ledger, import jobs, forwarders: after everything above (portable-admin.ts). */
+  | AdminRecord;
 
 export type PortableStatement = Omit<StatementRow, 'attachments' | 'activityDefinitions'> & { voided: boolean };
 
@@ -74,6 +79,8 @@ function rowsOf(record: PortableRecord): Array<[string, unknown]> {
       return [['documents', { storeId: record.storeId, key: record.key, ...record.document, content: Buffer.from(record.document.content).toString('base64') }]];
     case 'refusals':
       return record.rows.map((r) => ['refusals', r]);
+    default:
+      return adminRowsOf(record);
   }
 }
 
@@ -143,6 +150,8 @@ export async function importRecords(target: Storage, records: AsyncIterable<Port
       case 'refusals':
         await target.insertRefusals(record.rows);
         break;
+      default:
+        await importAdminRecord(target, record);
     }
     summary.add(record);
     onProgress?.(record);

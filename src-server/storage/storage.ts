@@ -686,6 +686,11 @@ export interface Storage extends ForwarderStorage {
    * the ledger holds it already, or its Store is not there.
    */
   reapplyErasure(entry: ErasureRecord): Promise<ErasureCounts | null>;
+  /**
+   * Keeps a ledger entry exactly as recorded, erasing nothing: a deployment moved from another
+   * backend (storage/migrate/), whose data the erasure already left out. False when the ledger holds it.
+   */
+  keepErasureRecord(entry: ErasureRecord): Promise<boolean>;
   /** One step of the Store's retention: at most RETENTION_STEP_ROWS rows of each kind older than its cutoff. */
   retentionStep(storeId: string, cutoffs: RetentionCutoffs): Promise<RetentionStepResult>;
   // Imports of statements (admin/import-jobs.ts): the jobs, kept so that a pull resumes after a restart

@@ -1,7 +1,9 @@
 /**
  * `npm run migrate` both ways: a data directory with every kind of row moved into PostgreSQL and
  * back into a new data directory, verified by counts and checksums, and read back through the
- * Storage interface. LORE_TEST_MIGRATE_STATEMENTS sets the size (default 2,000; the issue's
+ * Storage interface; the audit log, the erasure ledger (a deleted Store's entry too), import jobs and
+ * a forwarder with its cursor and a dead letter arrive as recorded, the seqs translated to the
+ * target's. LORE_TEST_MIGRATE_STATEMENTS sets the size (default 2,000; the issue's
  * 100,000 runs the same test).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,10 +14,14 @@ import { formatMigrateReport, migrateData, TargetNotEmptyError } from '../../src
 import { summarize } from '../../src-server/storage/portable';
 import { openPostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
 import { openSqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
-import type { StatementRow, StoreRecord } from '../../src-server/storage/storage';
+import type { ErasureRecord } from '../../src-server/storage/erasure';
+import type { ForwarderRecord } from '../../src-server/storage/forwarders';
+import { newForwarderRecord } from '../../src-server/storage/forwarders';
+import type { ImportJobRecord, StatementRow, Storage, StoreRecord } from '../../src-server/storage/storage';
 import { createTestDatabase } from '../postgres/test-database';
 import type { TestDatabase } from '../postgres/test-database';
 import { ALICE, BOB, COURSE, MODULE, makeApiKey, makeRejection, makeStatement, makeStore } from './rows';
+import { crashCopy, removeTempDirs } from './sqljs-helpers';
 
 const STATEMENTS = Number(process.env['LORE_TEST_MIGRATE_STATEMENTS'] ?? 2_000);
 const REGISTRATION = '6f1c2a4e-0b7d-4c1e-9a3f-2d5e8b7c6a10';
@@ -24,6 +30,13 @@ const dirs: string[] = [];
 let database: TestDatabase;
 let sourceDir: string;
 let stores: StoreRecord[];
+let erasures: ErasureRecord[];
+let erased: number;
+let jobs: ImportJobRecord[];
+let forwarder: ForwarderRecord;
+/** The statements at the forwarder's cursor and at its dead letter's ends. */
+let atCursor: string;
+let letterEnds: [string, string];
 
 function dir(): string {
   const created = mkdtempSync(join(tmpdir(), 'lore-migrate-'));
@@ -88,12 +101,67 @@ beforeAll(async () => {
     const refusal = { at: '2024-05-01T10:00:00.000Z', lastAt: '2024-05-01T10:00:01.000Z', count: 3, method: 'POST', path: '/x/xAPI/statements', status: 401, code: 'unauthorized', reason: 'wrong secret', keyId: 'lore_test_x', client: '10.0.0.1', userAgent: 'course' };
     await source.insertRefusals([{ ...refusal, storeId: store.id }, { ...refusal, storeId: null, path: '/nowhere' }]);
   }
+  await seedServiceRecords(source);
   await source.close();
 }, 600_000);
+
+/** The audit log, the erasure ledger, import jobs and a forwarder with a dead letter, on the second Store. */
+async function seedServiceRecords(source: Storage): Promise<void> {
+  const store = stores[1]!;
+  for (const [i, action] of ['store.create', 'key.create', 'forwarder.create'].entries()) {
+    await source.insertAuditEntry({ at: `2024-05-0${i + 1}T09:00:00.000Z`, action, outcome: 'succeeded', store: store.slug, target: null, actor: 'admin token', actorDetail: `10.0.0.${i}`, errorCode: null, detail: { n: i } });
+  }
+  // Erased statements leave gaps in the source's seqs that the target's do not have.
+  const { counts } = await source.eraseAgents(store.id, { keys: ['mbox:mailto:learner7@example.com'], dryRun: false, at: '2024-05-03T00:00:00.000Z' });
+  erased = counts.statements;
+  const gone = makeStore();
+  await source.insertStore(gone);
+  await source.eraseAgents(gone.id, { keys: ['mbox:mailto:someone@example.com'], dryRun: false, at: '2024-05-04T00:00:00.000Z' });
+  await source.deleteStore(gone.id);
+  erasures = await source.listErasures();
+  const job = (n: number, state: ImportJobRecord['state']): ImportJobRecord => ({
+    id: `job-${n}`,
+    storeId: store.id,
+    kind: 'lrs',
+    state,
+    endpoint: 'https://lrs.example.com/xapi/',
+    key: 'key',
+    secret: state === 'finished' ? null : 'secret',
+    since: null,
+    fileName: null,
+    more: state === 'finished' ? null : '/xapi/statements?page=2',
+    reached: null,
+    counts: { read: 10 * n, imported: 9 * n, alreadyPresent: n, voided: 0, invalid: 0, conflicts: 0 },
+    problems: [{ kind: 'invalid', statementId: 'x', message: 'no actor' }],
+    error: null,
+    createdAt: `2024-05-0${n}T08:00:00.000Z`,
+    updatedAt: `2024-05-0${n}T08:30:00.000Z`,
+    finishedAt: state === 'finished' ? `2024-05-0${n}T08:30:00.000Z` : null,
+  });
+  jobs = [job(1, 'finished'), job(2, 'paused')];
+  for (const j of jobs) await source.putImportJob(j);
+  // Seqs of the second Store in the source: after the first Store's statements and rejections.
+  const read = await source.readForwardable(store.id, { afterSeq: 0, limit: 100 });
+  const [from, through, cursor] = [read[49]!, read[59]!, read[99]!];
+  [atCursor, letterEnds] = [cursor.statementId, [from.statementId, through.statementId]];
+  const created = newForwarderRecord({ id: 'fw-1', storeId: store.id, kind: 'xapi', url: 'https://other.example.com/xAPI', username: 'user', secret: 'pass', filter: { verb: 'http://adlnet.gov/expapi/verbs/completed' }, createdAt: '2024-05-01T00:00:00.000Z', cursor: cursor.seq });
+  await source.insertForwarder({ ...created, cursorStored: cursor.stored, deliveredAt: '2024-05-02T00:00:00.000Z' });
+  const error = { status: 503, message: 'unavailable', at: '2024-05-02T01:00:00.000Z' };
+  await source.settleForwarderBatch('fw-1', { outcome: 'dead', fromSeq: from.seq, throughSeq: through.seq, throughStored: through.stored, statementIds: read.slice(49, 60).map((r) => r.statementId), error, at: '2024-05-02T02:00:00.000Z' });
+  await source.requeueDeadLetters('fw-1');
+  await source.updateForwarder('fw-1', { paused: true, failingSince: '2024-05-02T03:00:00.000Z', attempts: 2, nextAttemptAt: '2024-05-02T04:00:00.000Z', lastError: { ...error, status: 500 } });
+  forwarder = (await source.findForwarder('fw-1'))!;
+}
+
+/** The statement id at `seq` of the Store in `storage`. */
+async function statementAt(storage: Storage, storeId: string, seq: number): Promise<string | undefined> {
+  return (await storage.readForwardable(storeId, { afterSeq: seq - 1, throughSeq: seq, limit: 1 }))[0]?.statementId;
+}
 
 afterAll(async () => {
   await database?.drop();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  await removeTempDirs();
 });
 
 describe('npm run migrate', () => {
@@ -102,9 +170,10 @@ describe('npm run migrate', () => {
     const there = await migrateData({ from: sourceDir, to: database.url, log: (line) => log.push(line) });
     expect(there.ok, formatMigrateReport(there)).toBe(true);
     const kinds = Object.fromEntries(there.tables.map((t) => [t.kind, t.target.rows]));
-    expect(kinds).toMatchObject({ stores: 2, apiKeys: 4, statements: STATEMENTS + Math.ceil(STATEMENTS / 10), rejections: 60, documents: 8, refusals: 4 });
+    expect(kinds).toMatchObject({ stores: 2, apiKeys: 4, statements: STATEMENTS + Math.ceil(STATEMENTS / 10) - erased, rejections: 60, documents: 8, refusals: 4 });
     expect(kinds['attachments']).toBeGreaterThan(0);
     expect(kinds['activities']).toBe(2);
+    expect(kinds).toMatchObject({ audit: 3, erasures: 2, importJobs: 2, forwarders: 1, deadLetters: 1 });
 
     // Read through PostgreSQL as a service would.
     const pg = await openPostgresStorage({ url: database.url, poolSize: 2 });
@@ -120,6 +189,21 @@ describe('npm run migrate', () => {
       expect(course?.definition['name']).toBeDefined();
       expect((await pg.findAttachments(store.id, ['sha2-1']))[0]?.contentType).toBe('text/plain');
       expect((await pg.stats(store.id)).statements).toBe(STATEMENTS);
+
+      const audit = (await pg.listAuditEntries({ limit: 10 })).entries.reverse();
+      expect(audit.map((e) => [e.at, e.action, e.actorDetail, e.detail])).toEqual([0, 1, 2].map((i) => [`2024-05-0${i + 1}T09:00:00.000Z`, audit[i]!.action, `10.0.0.${i}`, { n: i }]));
+      expect(await pg.listErasures()).toEqual(erasures);
+      const other = stores[1]!;
+      expect((await pg.listImportJobs({ storeId: other.id })).reverse()).toEqual(jobs);
+      const moved = (await pg.findForwarder('fw-1'))!;
+      const { cursor: _cursor, ...kept } = forwarder;
+      expect(moved.cursor).toBeLessThan(forwarder.cursor);
+      expect(moved).toMatchObject(kept);
+      // The cursor is the target's seq of the same statement.
+      expect(await statementAt(pg, other.id, moved.cursor)).toBe(atCursor);
+      const [letter] = await pg.listDeadLetters('fw-1');
+      expect(letter).toMatchObject({ queued: true, error: { status: 503 } });
+      expect([await statementAt(pg, other.id, letter!.fromSeq), await statementAt(pg, other.id, letter!.throughSeq)]).toEqual(letterEnds);
     } finally {
       await pg.close();
     }
@@ -156,6 +240,20 @@ describe('npm run migrate', () => {
       await copy.drop();
     }
   }, 120_000);
+
+  it('keeps erasure ledger entries as recorded through the journal (sql.js, a kill -9 after)', async () => {
+    const target = await openSqljsStorage({ dataDir: dir() });
+    try {
+      await target.insertStore(stores[1]!);
+      for (const entry of erasures) expect(await target.keepErasureRecord(entry)).toBe(true);
+      expect(await target.keepErasureRecord(erasures[0]!)).toBe(false);
+      const reopened = await openSqljsStorage({ dataDir: await crashCopy(target.dataDir) });
+      expect(await reopened.listErasures()).toEqual(erasures);
+      await reopened.close();
+    } finally {
+      await target.close();
+    }
+  });
 
   it('refuses a target that holds data, unless told', async () => {
     await expect(migrateData({ from: sourceDir, to: database.url })).rejects.toBeInstanceOf(TargetNotEmptyError);

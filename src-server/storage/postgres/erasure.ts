@@ -134,7 +134,13 @@ export async function eraseAgentsTx(tx: Tx, storeId: string, request: ErasureReq
   await forgetNames(tx, storeNum, 'agent', keyList);
   // Applied again (reapplyErasureTx): the entry as recorded, its id, salt and hashes unchanged.
   const entry = recorded ?? newErasureRecord(storeId, request.at, keyList, counts);
-  await tx.query('INSERT INTO erasures (id, store_id, at, salt, ifi_hashes, counts) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING', [
+  await insertErasureRow(tx, entry);
+  return { dryRun: false, counts, erasure: entry };
+}
+
+/** Storage.keepErasureRecord, and the ledger entry of an erasure: false when the ledger holds the id already. */
+export async function insertErasureRow(tx: Tx, entry: ErasureRecord): Promise<boolean> {
+  const { rowCount } = await tx.query('INSERT INTO erasures (id, store_id, at, salt, ifi_hashes, counts) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING', [
     entry.id,
     entry.storeId,
     entry.at,
@@ -142,7 +148,7 @@ export async function eraseAgentsTx(tx: Tx, storeId: string, request: ErasureReq
     JSON.stringify(entry.ifiHashes),
     JSON.stringify(entry.counts),
   ]);
-  return { dryRun: false, counts, erasure: entry };
+  return rowCount === 1;
 }
 
 /** Every agent key of the Store wherever it is kept: what an entry's hashes are compared with. */

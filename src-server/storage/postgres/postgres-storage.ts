@@ -50,6 +50,7 @@ import { DEFAULT_RETENTION_BOUNDS, DEFAULT_RETENTION_INTERVAL_MS } from '../rete
 import type { RejectionRetention } from '../retention-bounds';
 import type { DeadLetterRecord, ForwardableStatement, ForwarderPatch, ForwarderRecord, ForwarderSettlement } from '../forwarders';
 import { PostgresForwarders } from './forwarders';
+import { withAdminRecords } from '../portable-admin';
 import type { PortableRecord } from '../portable';
 import {
   deletePackageRows,
@@ -95,7 +96,7 @@ import { ProcessRegistry } from './process-registry';
 import { StampWatermark } from './stamp-watermark';
 import { pruneLogs } from './retention';
 import type { ErasureCounts, ErasureOutcome, ErasureRecord, ErasureRequest, RetentionCutoffs, RetentionStepResult } from '../erasure';
-import { eraseAgentsTx, listErasureRows, reapplyErasureTx, retentionStepTx } from './erasure';
+import { eraseAgentsTx, insertErasureRow, listErasureRows, reapplyErasureTx, retentionStepTx } from './erasure';
 import { insertRefusalRows, listRefusalRows, SERVICE_WIDE } from './refusals';
 import { claimImportJobRow, findImportJobRow, listImportJobRows, putImportJobRow } from './import-jobs';
 import { insertAuditRow, listAuditRows, pruneAuditRows } from './audit-log';
@@ -407,7 +408,7 @@ export class PostgresStorage implements Storage {
 
   /** Everything this database holds, as portable records (export-records.ts), up to the settled seq. */
   exportRecords(): AsyncIterable<PortableRecord> {
-    return exportPostgresRecords(this.db);
+    return withAdminRecords(this, exportPostgresRecords(this.db));
   }
 
   // Rejections and the Statement Explorer (explorer.ts)
@@ -598,6 +599,10 @@ export class PostgresStorage implements Storage {
 
   reapplyErasure(entry: ErasureRecord): Promise<ErasureCounts | null> {
     return this.write((tx) => reapplyErasureTx(tx, entry));
+  }
+
+  keepErasureRecord(entry: ErasureRecord): Promise<boolean> {
+    return this.write((tx) => insertErasureRow(tx, entry));
   }
 
   retentionStep(storeId: string, cutoffs: RetentionCutoffs): Promise<RetentionStepResult> {

@@ -52,6 +52,20 @@ export async function reapplyErasureOn(db: DurableDatabase, entry: ErasureRecord
 }
 
 /**
+ * Storage.keepErasureRecord: the entry written as recorded, nothing erased (a deployment moved here
+ * from another backend, whose data the erasure already left out). An `eraseAgents` record that
+ * removes nothing carries it, so the journal replays it like any erasure; a deleted Store's entry
+ * is kept too (no row has its number). False when the ledger holds the id already.
+ */
+export async function keepErasureRecordOn(db: DurableDatabase, entry: ErasureRecord): Promise<boolean> {
+  await db.writable();
+  if (listErasureRows(db.sql, entry.storeId).some((held) => held.id === entry.id)) return false;
+  const storeNum = db.state.storeNums.get(entry.storeId) ?? -1;
+  await db.commit({ t: 'eraseAgents', storeNum, keys: [], seqs: [], attachments: [], rejections: [], refusals: [], received: [], launches: [], entry });
+  return true;
+}
+
+/**
  * At open: applies again every erasure of the ledger file the database does not hold (after a
  * restore of an image taken before it), hashing every agent key of its Store with the entry's salt
  * to find whom it erased; then appends to the file the entries it lacks. Resolves with the entries

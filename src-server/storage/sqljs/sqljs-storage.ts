@@ -45,6 +45,7 @@ import type {
   NameQuery,
   WordsQuery,
 } from '../storage';
+import { withAdminRecords } from '../portable-admin';
 import type { PortableRecord } from '../portable';
 import type { DeadLetterRecord, ForwardableStatement, ForwarderPatch, ForwarderRecord, ForwarderSettlement } from '../forwarders';
 import {
@@ -90,7 +91,7 @@ import {
 } from './documents';
 import { DurableDatabase } from './durable-database';
 import type { ErasureCounts, ErasureOutcome, ErasureRecord, ErasureRequest, RetentionCutoffs, RetentionStepResult } from '../erasure';
-import { eraseAgentsOn, reapplyErasureOn, reconcileErasureLedger, retentionStepOn } from './erasure-runner';
+import { eraseAgentsOn, keepErasureRecordOn, reapplyErasureOn, reconcileErasureLedger, retentionStepOn } from './erasure-runner';
 import { listErasureRows } from './erasure';
 import { appendErasureLedgerFile } from './erasure-ledger-file';
 import type { SqljsStorageOptions } from './durable-database';
@@ -323,7 +324,7 @@ export class SqljsStorage implements Storage {
   /** Everything this storage holds, as portable records (export-records.ts), up to what is durable. */
   exportRecords(): AsyncIterable<PortableRecord> {
     this.db.assertOpen();
-    return exportSqljsRecords(this.db.sql, this.db.visibleSeq);
+    return withAdminRecords(this, exportSqljsRecords(this.db.sql, this.db.visibleSeq));
   }
 
   // Documents (State, Activity Profile, Agent Profile): table and operations in documents.ts
@@ -444,6 +445,12 @@ export class SqljsStorage implements Storage {
     const counts = await reapplyErasureOn(this.db, entry);
     if (counts !== null) await appendErasureLedgerFile(this.dataDir, [entry]);
     return counts;
+  }
+
+  async keepErasureRecord(entry: ErasureRecord): Promise<boolean> {
+    const kept = await keepErasureRecordOn(this.db, entry);
+    if (kept) await appendErasureLedgerFile(this.dataDir, [entry]);
+    return kept;
   }
 
   async retentionStep(storeId: string, cutoffs: RetentionCutoffs): Promise<RetentionStepResult> {
