@@ -111,6 +111,15 @@ export function statement(email: string, name: string, activity: string, activit
   };
 }
 
+/** An admin API request to `serviceUrl` with the harness's admin token; a body is sent as JSON. */
+export function adminRequest(serviceUrl: string, method: string, path: string, body?: unknown): Promise<Response> {
+  return fetch(`${serviceUrl}/admin/api${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+}
+
 /** Opens the web console of `serviceUrl` and signs in with the harness's admin token; resolves once `shown` is on screen. */
 export async function signIn(page: Page, serviceUrl: string, shown: string): Promise<void> {
   await page.goto(`${serviceUrl}/admin/`);

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { ADMIN_TOKEN, SCREENS_DIR, XAPI_HEADERS, basic, buildConsole, findChromium, signIn, startConsoleHarness, statement, type ConsoleHarness } from './console-harness';
+import { SCREENS_DIR, XAPI_HEADERS, adminRequest, basic, buildConsole, findChromium, signIn, startConsoleHarness, statement, type ConsoleHarness } from './console-harness';
 
 const chromiumPath = findChromium();
 
@@ -16,12 +16,7 @@ describe.skipIf(!chromiumPath)('export and the audit log in the console', () => 
   /** Ada's statements' ids, newest first, and Grace's. */
   let ada: string[];
   let grace: string[];
-  const admin = (method: string, path: string, body?: unknown) =>
-    fetch(`${h.service.url}/admin/api${path}`, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+  const admin = (method: string, path: string, body?: unknown) => adminRequest(h.service.url, method, path, body);
 
   beforeAll(async () => {
     await buildConsole();

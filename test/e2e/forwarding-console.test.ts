@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { TestReceiver, waitFor } from '../forwarding/receiver';
-import { ADMIN_TOKEN, XAPI_HEADERS, SCREENS_DIR, basic, buildConsole, findChromium, startConsoleHarness, statement, type ConsoleHarness } from './console-harness';
+import { XAPI_HEADERS, SCREENS_DIR, adminRequest, basic, buildConsole, findChromium, signIn, startConsoleHarness, statement, type ConsoleHarness } from './console-harness';
 
 const chromiumPath = findChromium();
 const SECRET = 'console-webhook-secret-01234';
@@ -16,8 +16,7 @@ describe.skipIf(!chromiumPath)('forwarding in the console', () => {
   let page: Page;
   let key: { id: string; secret: string };
   const receiver = new TestReceiver(SECRET);
-  const admin = (path: string, body: unknown) =>
-    fetch(`${h.service.url}/admin/api${path}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const admin = (path: string, body: unknown) => adminRequest(h.service.url, 'POST', path, body);
   const send = async (email: string) => {
     const response = await fetch(`${h.service.url}/course/xAPI/statements`, {
       method: 'POST',
@@ -35,10 +34,7 @@ describe.skipIf(!chromiumPath)('forwarding in the console', () => {
     page = h.page;
     expect((await admin('/stores', { slug: 'course', name: 'Course' })).status).toBe(201);
     key = (await (await admin('/stores/course/keys', { name: 'storyline' })).json()) as { id: string; secret: string };
-    await page.goto(`${h.service.url}/admin/`);
-    await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByText('course').first().waitFor();
+    await signIn(page, h.service.url, 'course');
   }, 150_000);
 
   afterAll(async () => {

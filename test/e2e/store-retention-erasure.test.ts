@@ -5,19 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { ADMIN_TOKEN, SCREENS_DIR, XAPI_HEADERS, basic, buildConsole, findChromium, startConsoleHarness, statement, type ConsoleHarness } from './console-harness';
+import { SCREENS_DIR, XAPI_HEADERS, adminRequest, basic, buildConsole, findChromium, signIn, startConsoleHarness, statement, type ConsoleHarness } from './console-harness';
 
 const chromiumPath = findChromium();
 
 describe.skipIf(!chromiumPath)('a Store’s retention and erasure in the console', () => {
   let h: ConsoleHarness;
   let page: Page;
-  const admin = async (method: string, path: string, body?: unknown) =>
-    fetch(`${h.service.url}/admin/api${path}`, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+  const admin = (method: string, path: string, body?: unknown) => adminRequest(h.service.url, method, path, body);
 
   beforeAll(async () => {
     await buildConsole();
@@ -30,9 +25,7 @@ describe.skipIf(!chromiumPath)('a Store’s retention and erasure in the console
       const sent = await fetch(endpoint, { method: 'POST', headers: { ...XAPI_HEADERS, Authorization: basic(key.id, key.secret) }, body: JSON.stringify(statement(email, name, 'http://example.com/c', 'C')) });
       expect(sent.status).toBe(200);
     }
-    await page.goto(`${h.service.url}/admin/`);
-    await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, h.service.url, 'course');
     await page.evaluate(`window.location.hash = '#/stores'`);
     await page.getByText('course').first().waitFor();
   }, 150_000);
