@@ -6,7 +6,8 @@
  * load generator settings, and prints throughput, latency percentiles and the ratio to the
  * baseline; then the service's memory and data directory size, its start-up time and the longest
  * stall while a snapshot is written. The full mode repeats the scenarios at a Store preloaded with
- * 1,000,000 statements. Results go to bench-results/<timestamp>.json as well.
+ * 1,000,000 statements. Results go to bench-results/<timestamp>.json and .md as well; the last
+ * full run's Markdown table is kept in docs/performance.md.
  *
  *   --quick        a small Store only, 2 s per run: under a minute
  *   --profile      CPU profile of the service under single-statement POSTs (see profile.ts);
@@ -16,6 +17,8 @@
  *   --seed         the statement generator's seed (default 1)
  *   --database-url postgres://…: the scenarios on PostgreSQL with 1 and 2 service processes,
  *                  beside the embedded database and the baseline (postgres.ts)
+ *   --write-costs-before µs: the write path's CPU per statement the write-costs target halves
+ *                  (default: the figure measured here before the work; write-costs-run.ts)
  *   --backup-pause only the backup measures (backup-pause.ts) at a Store of --statements, for
  *                  work on backups: minutes instead of the full run's hour
  */
@@ -31,7 +34,8 @@ import { runPostgresBench } from './postgres';
 import { analyseProfile, monotonicMicros, printProfile } from './profile';
 import { scenarios, type Scenario, type StoreContext } from './scenarios';
 import { statementGenerator } from './statements';
-import { backupPauseLines, evaluateTargets, printReport, type PhaseReport, type Report } from './report';
+import { backupPauseLines, evaluateTargets, markdownReport, printReport, type PhaseReport, type Report } from './report';
+import { WRITE_COSTS_BEFORE, measureWriteCosts } from './write-costs-run';
 
 const { values: args } = parseArgs({
   options: {
@@ -43,6 +47,7 @@ const { values: args } = parseArgs({
     scenario: { type: 'string', default: 'post-1-c10' },
     'database-url': { type: 'string' },
     'backup-pause': { type: 'boolean', default: false },
+    'write-costs-before': { type: 'string' },
   },
   strict: true,
 });
@@ -237,8 +242,9 @@ function memory(service: Child) {
 async function smallPhase(baseline: Child, baselines: Map<string, LoadResult>): Promise<PhaseReport> {
   const dataDir = mkdtempSync(join(tmpdir(), 'lore-bench-small-'));
   try {
-    const service = await startServiceProcess({ dataDir });
+    let service = await startServiceProcess({ dataDir });
     let ctx: StoreContext;
+    let afterPreload: PhaseReport['dataDirAfterPreload'];
     let scenarioResults: PhaseReport['scenarios'];
     let memAfter;
     let preloaded;
@@ -247,6 +253,10 @@ async function smallPhase(baseline: Child, baselines: Map<string, LoadResult>): 
       ctx = await createStore(service.url);
       log(`small Store: preloading ${SMALL_COUNT.toLocaleString('en-US')} statements`);
       preloaded = await preload(service.url, ctx, SMALL_COUNT, seed);
+      // What the statements take: the data directory after a clean stop, then on with a new process.
+      await service.stop();
+      afterPreload = dirSize(dataDir);
+      service = await startServiceProcess({ dataDir });
       // Warm-up: let both processes' JIT settle before the first measured run.
       const warm = scenarios(ctx, seed + 3)[0]!;
       await runLoad({ baseUrl: service.url, connections: 10, seconds: 1, next: warm.next });
@@ -263,7 +273,19 @@ async function smallPhase(baseline: Child, baselines: Map<string, LoadResult>): 
     const stall = await snapshotStall(dataDir, ctx, 512 * 1024, quick ? 4 : 10);
     log('small Store: backup pause');
     const backups = await backupPause({ dataDir, ctx, loadSeconds: quick ? 4 : 10, seed: seed + 4 });
-    return { name: 'small', statements: SMALL_COUNT, preload: preloaded, scenarios: scenarioResults, memory: memAfter, dataDir: size, startup: stall.startup, stall, backups, watching };
+    return {
+      name: 'small',
+      statements: SMALL_COUNT,
+      preload: preloaded,
+      scenarios: scenarioResults,
+      memory: memAfter,
+      dataDirAfterPreload: afterPreload,
+      dataDir: size,
+      startup: stall.startup,
+      stall,
+      backups,
+      watching,
+    };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -290,7 +312,8 @@ async function largePhase(baselines: Map<string, LoadResult>): Promise<PhaseRepo
         log(`stopped in ${stopSeconds.toFixed(1)} s`);
       }
     }
-    const snapshotBytes = dirSize(dataDir).files['lore.sqlite'] ?? 0;
+    const afterPreload = dirSize(dataDir);
+    const snapshotBytes = afterPreload.files['lore.sqlite'] ?? 0;
     const service = await startServiceProcess({ dataDir });
     let scenarioResults;
     let startup;
@@ -320,6 +343,7 @@ async function largePhase(baselines: Map<string, LoadResult>): Promise<PhaseRepo
       memoryAtStart: memBefore,
       memory: memAfter,
       snapshotBytes,
+      dataDirAfterPreload: afterPreload,
       dataDir: size,
       startup,
       stall,
@@ -414,6 +438,9 @@ async function main(): Promise<void> {
   } finally {
     await baseline.stop();
   }
+  log('write path without HTTP (write-costs)');
+  const before = args['write-costs-before'] ? { micros: Number(args['write-costs-before']), measured: 'given with --write-costs-before' } : WRITE_COSTS_BEFORE;
+  const writeCosts = await measureWriteCosts(quick ? 10_000 : 30_000, before);
   if (!quick) phases.push(await largePhase(baselines));
   const report: Report = {
     startedAt: new Date(started).toISOString(),
@@ -423,6 +450,7 @@ async function main(): Promise<void> {
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '', memoryBytes: totalmem(), node: process.version, loadAverageAtEnd: loadavg() },
     baselines: Object.fromEntries(baselines),
     phases,
+    writeCosts,
     targets: [],
     durationSeconds: 0,
   };
@@ -432,7 +460,8 @@ async function main(): Promise<void> {
   mkdirSync(join(ROOT, 'bench-results'), { recursive: true });
   const file = join(ROOT, 'bench-results', `${report.startedAt.replace(/[:.]/g, '-')}.json`);
   writeFileSync(file, JSON.stringify(report, null, 2));
-  console.log(`\nwritten to ${file} (${report.durationSeconds.toFixed(0)} s)`);
+  writeFileSync(file.replace(/\.json$/, '.md'), markdownReport(report));
+  console.log(`\nwritten to ${file} and .md beside it (${report.durationSeconds.toFixed(0)} s)`);
 }
 
 main().catch((error: unknown) => {
