@@ -4,7 +4,7 @@
  * out of a stored statement's text (received-statement.ts).
  */
 export const QUOTE = 34;
-export const BACKSLASH = 92;
+const BACKSLASH = 92;
 export const OPEN_OBJECT = 123;
 export const CLOSE_OBJECT = 125;
 export const OPEN_ARRAY = 91;

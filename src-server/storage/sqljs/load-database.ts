@@ -106,7 +106,7 @@ export interface LoadedDatabase {
  * the pages it walked. 32 MiB keeps the B-trees' inner pages and the recent rows: the SQL of a
  * filtered GET costs ~20% less there, for at most 32 MiB more memory (the cache fills as it is used).
  */
-export const PAGE_CACHE_SIZE = -32 * 1024;
+const PAGE_CACHE_SIZE = -32 * 1024;
 
 /** Loads the snapshot (or creates an empty database) and replays the journal over it. */
 export async function loadDatabase(ctx: LoadContext): Promise<LoadedDatabase> {
