@@ -93,7 +93,7 @@ async function measure(service: Child, ctx: StoreContext): Promise<void> {
 /** One scenario under --cpu-prof: the load window's self time by function and area. */
 async function profiled(name: string): Promise<void> {
   const profileDir = mkdtempSync(join(tmpdir(), 'lore-reads-profile-'));
-  const service = await startServiceProcess({ dataDir: dataDir!, nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] });
+  const service = await startServiceProcess({ dataDir: dataDir!, nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`], ...(args.main ? { main: args.main } : {}) });
   let window;
   try {
     const scenario = scenarios(await storeContext(service.url), 2).find((s) => s.name === name);
