@@ -90,6 +90,8 @@ export interface ServiceOptions {
   nodeFlags?: string[];
   /** Environment of this run beyond the bench's own (scheduled backups, say). */
   env?: Record<string, string>;
+  /** Another build of the service (its out/server/main.js), to compare with this one on the same data. */
+  main?: string;
 }
 
 export function startServiceProcess(options: ServiceOptions): Promise<Child> {
@@ -100,7 +102,7 @@ export function startServiceProcess(options: ServiceOptions): Promise<Child> {
   if (options.snapshotThresholdBytes) env.LORE_SNAPSHOT_THRESHOLD_BYTES = String(options.snapshotThresholdBytes);
   Object.assign(env, options.env);
   // The flags every launcher of the service uses (src-server/service/node-flags.ts), then the run's own.
-  const args = [...SERVICE_NODE_FLAGS, ...(options.nodeFlags ?? []), SERVICE_MAIN, '--port', '0', '--host', '127.0.0.1', '--data-dir', options.dataDir];
+  const args = [...SERVICE_NODE_FLAGS, ...(options.nodeFlags ?? []), options.main ?? SERVICE_MAIN, '--port', '0', '--host', '127.0.0.1', '--data-dir', options.dataDir];
   // Loading 1M statements takes a while; the limit only guards against a hang.
   return startChild(args, env, 'the service', 300_000);
 }

@@ -32,6 +32,7 @@ export interface ExportProgress {
 
 function line(format: ExportFormat, record: ExplorerRecord): string | null {
   if (format === 'csv') return csvRow(record);
+  if (record.storedJson !== undefined) return `${record.storedJson}\n`;
   return record.stored === undefined ? null : `${JSON.stringify(record.stored)}\n`;
 }
 

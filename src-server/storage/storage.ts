@@ -262,6 +262,13 @@ export interface ExplorerRecord {
   /** Accepted and voided: the statement as stored. */
   stored?: Record<string, unknown>;
   /**
+   * Accepted and voided, where the storage keeps the statement as JSON text: that text (what
+   * JSON.stringify(stored) gives), and `received`'s likewise. A page is written out from them
+   * without parsing each statement and serialising it again (`stored` is then parsed only if read).
+   */
+  storedJson?: string;
+  receivedJson?: string;
+  /**
    * Accepted and voided: StatementRow.received and .lrsAdded as recorded, absent where nothing was
    * (rows written before they were). The statement as sent follows from them and `stored`
    * (xapi/received-statement.ts, statementAsReceived): a rule of xAPI, not the storage's.

@@ -11,6 +11,8 @@
  * (authority, stored): then the received statement is kept too.
  */
 
+import { CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, endOfString } from './json-text';
+
 /** The top-level properties the LRS sets on a statement it stores. */
 const LRS_SET_PROPERTIES = ['id', 'timestamp', 'version', 'stored', 'authority'] as const;
 export type LrsSetProperty = (typeof LRS_SET_PROPERTIES)[number];
@@ -51,6 +53,59 @@ export function withoutProperties(statement: Record<string, unknown>, names: rea
     if (!names.includes(key)) Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
   }
   return copy;
+}
+
+/**
+ * withoutProperties on JSON text: `json` is an object as JSON.stringify writes it (no white space),
+ * and the result is what JSON.stringify(withoutProperties(JSON.parse(json), names)) gives, without
+ * building the object (a page of 50 statements parsed and written out again cost the Explorer more
+ * than its query). Null when the text is not such an object: the caller parses it instead.
+ */
+export function withoutPropertiesJson(json: string, names: readonly string[]): string | null {
+  if (json.charCodeAt(0) !== OPEN_OBJECT || json.charCodeAt(json.length - 1) !== CLOSE_OBJECT) return null;
+  if (names.length === 0 || json.length === 2) return json;
+  const kept: string[] = [];
+  let at = 1;
+  while (at < json.length - 1) {
+    if (json.charCodeAt(at) !== QUOTE) return null;
+    const keyEnd = stringEnd(json, at);
+    if (keyEnd < 0 || json.charCodeAt(keyEnd) !== COLON) return null;
+    const valueEnd = memberValueEnd(json, keyEnd + 1);
+    if (valueEnd < 0) return null;
+    // A key as JSON.stringify writes it has escapes only where its text needs them.
+    const raw = json.slice(at + 1, keyEnd - 1);
+    const key = raw.includes('\\') ? (JSON.parse(json.slice(at, keyEnd)) as string) : raw;
+    if (!names.includes(key)) kept.push(json.slice(at, valueEnd));
+    const next = json.charCodeAt(valueEnd);
+    if (next === CLOSE_OBJECT) return valueEnd === json.length - 1 ? `{${kept.join(',')}}` : null;
+    if (next !== COMMA) return null;
+    at = valueEnd + 1;
+  }
+  return null;
+}
+
+/** The index just after the string that opens at `at` (a quote), or -1 when it does not end. */
+function stringEnd(json: string, at: number): number {
+  const close = endOfString(json, at);
+  return close < json.length ? close + 1 : -1;
+}
+
+/** The index of the comma or closing brace that ends the value starting at `at`, or -1. */
+function memberValueEnd(json: string, at: number): number {
+  let depth = 0;
+  for (let i = at; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (c === QUOTE) {
+      const end = stringEnd(json, i);
+      if (end < 0) return -1;
+      i = end - 1;
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) depth++;
+    else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+      if (depth === 0) return i;
+      depth--;
+    } else if (c === COMMA && depth === 0) return i;
+  }
+  return -1;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { prepareStatement } from '../../src-server/xapi/prepare-statement';
-import { receivedForm, sameJson, withoutProperties } from '../../src-server/xapi/received-statement';
+import { receivedForm, sameJson, withoutProperties, withoutPropertiesJson } from '../../src-server/xapi/received-statement';
 import { validateStatement } from '../../src-server/xapi/validate-statements';
 import type { XapiVersion } from '../../src-server/xapi/version';
 import { validFixtures, validStatement } from './fixtures';
@@ -93,5 +93,40 @@ describe('withoutProperties', () => {
     const copy = withoutProperties(statement, ['id']);
     expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
     expect(JSON.stringify(copy)).toBe('{"__proto__":{"polluted":true}}');
+  });
+});
+
+describe('withoutPropertiesJson', () => {
+  /** What the text version must give: the object's way. */
+  const byParse = (json: string, names: readonly string[]) => JSON.stringify(withoutProperties(JSON.parse(json) as Record<string, unknown>, names));
+  const ADDED = ['id', 'timestamp', 'version', 'stored', 'authority'] as const;
+
+  it('gives what parsing, copying and serialising give, for every valid fixture as stored', () => {
+    for (const fixture of validFixtures) {
+      const json = JSON.stringify(stored(fixture.statement, fixture.versions[0]));
+      for (const names of [ADDED, ['id'], ['authority', 'stored'], ['actor'], []]) expect(withoutPropertiesJson(json, names)).toBe(byParse(json, names));
+    }
+  });
+
+  it('is not misled by quotes, escapes, braces and commas inside strings, or by nesting', () => {
+    const statement = {
+      id: 'x',
+      a: 'he said "}{,]["\\',
+      b: [{ c: ['},', { d: '\\"' }] }, 1.5e-7, null, true],
+      stored: '{"id":1}',
+      e: { '"id"': 'id', id: 'inner' },
+      'é\u2028': '\ud83d\ude00 \\u0000',
+      f: [],
+      g: {},
+      authority: { name: 'last' },
+    };
+    const json = JSON.stringify(statement);
+    for (const names of [ADDED, ['a', 'b', 'e', 'f', 'g'], ['é\u2028'], ['authority']]) expect(withoutPropertiesJson(json, names)).toBe(byParse(json, names));
+    expect(withoutPropertiesJson('{}', ['id'])).toBe('{}');
+    expect(withoutPropertiesJson('{"id":"x"}', ['id'])).toBe('{}');
+  });
+
+  it('declines text that is not an object as JSON.stringify writes it', () => {
+    for (const json of ['[1]', '{ "id": 1 }', '{"id":1', '{"id":"x}', '{"id":1}}', '"x"', '{"id" :1}']) expect(withoutPropertiesJson(json, ['id'])).toBeNull();
   });
 });

@@ -12,6 +12,7 @@
  * real parser then refuses the text with its own message.
  */
 import type { PathSegment } from '../../xapi/issue';
+import { CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, endOfString } from '../../xapi/json-text';
 
 export type JsonScan =
   | { ok: true; /** Items of a top-level array, or null when the body is not an array. */ topLevelItems: number | null }
@@ -25,15 +26,6 @@ export type JsonScan =
       length?: number;
     };
 
-const QUOTE = 34;
-const BACKSLASH = 92;
-const OPEN_OBJECT = 123;
-const CLOSE_OBJECT = 125;
-const OPEN_ARRAY = 91;
-const CLOSE_ARRAY = 93;
-const COMMA = 44;
-const COLON = 58;
-
 function isSpace(code: number): boolean {
   return code === 32 || code === 10 || code === 13 || code === 9;
 }
@@ -44,19 +36,6 @@ function decodedLength(text: string, start: number, end: number): number {
     return (JSON.parse(text.slice(start, end + 1)) as string).length;
   } catch {
     return -1;
-  }
-}
-
-/** Where the string opening at `start` closes (text.length when it does not): a native search, as most of a statement is strings. */
-function endOfString(text: string, start: number): number {
-  let at = start;
-  for (;;) {
-    at = text.indexOf('"', at + 1);
-    if (at < 0) return text.length;
-    // Escaped when an odd number of backslashes precede it; each run is counted once, so the scan stays linear.
-    let slashes = 0;
-    while (text.charCodeAt(at - 1 - slashes) === BACKSLASH) slashes++;
-    if (slashes % 2 === 0) return at;
   }
 }
 

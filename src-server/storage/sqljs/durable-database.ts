@@ -232,6 +232,11 @@ export class DurableDatabase {
     });
   }
 
+  /** The highest statement/rejection seq applied in memory: above visibleSeq while its record is being written. */
+  get appliedSeq(): number {
+    return this.applyState.lastSeq;
+  }
+
   /** The highest statement/rejection seq a read may show: its record is on disk. */
   get visibleSeq(): number {
     return this.durableSeq;

@@ -50,8 +50,12 @@ export function searchExplorerRows(sql: Sql, storeNum: number, query: ExplorerQu
         statementId: s.statementId,
         receivedAt: s.stored,
         keyId: s.keyId,
-        stored: s.statement,
-        ...(typeof row[6] === 'string' ? { received: JSON.parse(row[6]) as unknown } : {}),
+        // Parsed only if read: the Explorer's page is written from the text (storedJson).
+        get stored() {
+          return s.statement;
+        },
+        storedJson: s.statementJson,
+        ...(typeof row[6] === 'string' ? { received: JSON.parse(row[6]) as unknown, receivedJson: row[6] } : {}),
         ...(row[7] === null ? {} : { lrsAdded: lrsAddedNames(row[7]) }),
         warnings: row[8] === null ? [] : (JSON.parse(row[8] as string) as ExplorerRecord['warnings']),
         error: null,

@@ -99,6 +99,15 @@ export interface LoadedDatabase {
   sums: PageSums | null;
 }
 
+/**
+ * SQLite's page cache, in KiB (a negative cache_size). The database file is itself in memory, but
+ * a page outside the cache is copied in from it on every use; SQLite's default of 2 MiB holds few
+ * of a large Store's index pages, so a page of 50 statements at 300,000 statements copied most of
+ * the pages it walked. 32 MiB keeps the B-trees' inner pages and the recent rows: the SQL of a
+ * filtered GET costs ~20% less there, for at most 32 MiB more memory (the cache fills as it is used).
+ */
+const PAGE_CACHE_SIZE = -32 * 1024;
+
 /** Loads the snapshot (or creates an empty database) and replays the journal over it. */
 export async function loadDatabase(ctx: LoadContext): Promise<LoadedDatabase> {
   const snapshotPath = path.join(ctx.dataDir, SNAPSHOT_FILE);
@@ -112,6 +121,7 @@ export async function loadDatabase(ctx: LoadContext): Promise<LoadedDatabase> {
       // One connection owns the in-memory file: exclusive locking skips the per-transaction lock
       // dance and change-counter check (about a third of a small transaction's cost).
       sql.db.exec('PRAGMA journal_mode = MEMORY; PRAGMA locking_mode = EXCLUSIVE');
+      sql.db.exec(`PRAGMA cache_size = ${PAGE_CACHE_SIZE}`);
       meta = ensureSchema(sql);
       assertNoAutoVacuum(sql, snapshotPath);
     } catch (err) {

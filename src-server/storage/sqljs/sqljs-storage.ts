@@ -290,6 +290,8 @@ export class SqljsStorage implements Storage {
    */
   async consistentThrough(floorMs: number): Promise<string> {
     this.db.assertOpen();
+    // Nothing applied beyond what is visible (a GET while no write is in flight): no row to look for.
+    if (this.db.appliedSeq <= this.db.visibleSeq) return new Date(floorMs - 1).toISOString();
     const [pending] = this.db.sql.first('SELECT min(stored_ms) FROM statements WHERE seq > ?', [this.db.visibleSeq]) ?? [null];
     return new Date(Math.min(floorMs, typeof pending === 'number' ? pending : floorMs) - 1).toISOString();
   }

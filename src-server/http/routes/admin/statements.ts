@@ -11,12 +11,13 @@ import { parseInput } from '../../parse-input';
 import { findStoreOr404, type AdminRouteDeps } from './stores';
 
 export default async function explorerRoutes(app: FastifyInstance, deps: AdminRouteDeps): Promise<void> {
-  app.get<{ Params: { slug: string } }>('/stores/:slug/statements', async (request) => {
+  app.get<{ Params: { slug: string } }>('/stores/:slug/statements', async (request, reply) => {
     const store = await findStoreOr404(deps.storage, request.params.slug);
     const input = parseInput(explorerQuerySchema, request.query, 'query');
     const search = await searchStatements(deps.storage, store, input);
     if (!search.ok) throw errors.invalidParameter(search.message, search.field);
-    return search.page;
+    // Written as text (admin/explorer.ts, explorerPageJson): the statements' stored text as it is.
+    return reply.type('application/json; charset=utf-8').send(search.json);
   });
 
   app.get<{ Params: { slug: string } }>('/stores/:slug/suggestions', async (request) => {

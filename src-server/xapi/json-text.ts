@@ -1,0 +1,26 @@
+/**
+ * Reading JSON text without parsing it: the character codes of its structure, and where a string
+ * ends. Shared by the body pre-scan (http/plugins/limits-json-scan.ts) and the cutting of members
+ * out of a stored statement's text (received-statement.ts).
+ */
+export const QUOTE = 34;
+const BACKSLASH = 92;
+export const OPEN_OBJECT = 123;
+export const CLOSE_OBJECT = 125;
+export const OPEN_ARRAY = 91;
+export const CLOSE_ARRAY = 93;
+export const COMMA = 44;
+export const COLON = 58;
+
+/** Where the string opening at `start` closes (text.length when it does not): a native search, as most of a statement is strings. */
+export function endOfString(text: string, start: number): number {
+  let at = start;
+  for (;;) {
+    at = text.indexOf('"', at + 1);
+    if (at < 0) return text.length;
+    // Escaped when an odd number of backslashes precede it; each run is counted once, so the scan stays linear.
+    let slashes = 0;
+    while (text.charCodeAt(at - 1 - slashes) === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return at;
+  }
+}
