@@ -3,6 +3,7 @@ import { prepareStatement } from '../../src-server/xapi/prepare-statement';
 import { canonicalJson, canonicalJsonByWalk, statementSignature } from '../../src-server/xapi/statement-signature';
 import type { Statement } from '../../src-server/xapi/statement-schema';
 import { validateStatement } from '../../src-server/xapi/validate-statements';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { invalidFixtures, validFixtures, validStatement } from './fixtures';
 
@@ -132,6 +133,15 @@ describe('statementSignature: a different statement', () => {
 describe('canonicalJson', () => {
   it('sorts keys at every level and drops undefined properties', () => {
     expect(canonicalJson({ b: 1, a: { d: [2, { f: 1, e: null }], c: undefined } })).toBe('{"a":{"d":[2,{"e":null,"f":1}]},"b":1}');
+  });
+
+  it('keeps a "__proto__" member of a statement part it rebuilds (an unvalidated JWS payload) as data', () => {
+    const statement = (actor: string) => ({ actor: JSON.parse(actor) as Json, verb: { id: 'http://example.com/v' }, object: { id: 'http://example.com/a' } });
+    const plain = statementSignature(statement('{"mbox":"mailto:a@example.com"}'));
+    const withProto = statementSignature(statement('{"mbox":"mailto:a@example.com","__proto__":{"x":1}}'));
+    const expected = createHash('sha256').update('{"actor":{"__proto__":{"x":1},"mbox":"mailto:a@example.com"},"object":{"id":"http://example.com/a"},"verb":{"id":"http://example.com/v"}}').digest('hex');
+    expect(withProto).not.toBe(plain);
+    expect(withProto).toBe(expected);
   });
 
   it('keeps a "__proto__" key of an extension value as data', () => {
