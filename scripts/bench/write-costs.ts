@@ -1,5 +1,5 @@
 /**
- * `tsx scripts/bench/write-costs.ts [--statements N]`
+ * `tsx scripts/bench/write-costs.ts [--statements N] [--profile FILE]`
  *
  * Where the CPU of a batched statement write goes, per statement, without HTTP, and what that
  * allows on one thread — to read beside the throughput targets (a batched POST of ≥ 30,000
@@ -11,8 +11,14 @@
  * - the engine's floor: sql.js running only the INSERTs a statement needs (its row with the
  *   statements table's indexes, and its index-term postings), batches of 100 in one transaction,
  *   on the real schema, no JavaScript of ours in between.
+ *
+ * --profile FILE writes a V8 CPU profile of the whole-path phase alone (open it in Chrome's
+ * DevTools): where a statement's CPU goes, function by function. That run's figures include the
+ * profiler's own cost.
  */
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { authorityFor, recordStatements } from '../../src-server/lrs/statement-writes';
@@ -28,7 +34,7 @@ import { validateStatement } from '../../src-server/xapi/validate-statements';
 import { statementGenerator } from './statements';
 import { PUBLIC_URL, benchStoreAndKey, openWriteContext } from './write-context';
 
-const { values: args } = parseArgs({ options: { statements: { type: 'string', default: '30000' } } });
+const { values: args } = parseArgs({ options: { statements: { type: 'string', default: '30000' }, profile: { type: 'string' } } });
 const total = Number(args.statements);
 const BATCH = 100;
 
@@ -69,6 +75,12 @@ async function wholePath(): Promise<{ wallUs: number; cpuUs: number }> {
   const { ctx, close } = await openWriteContext({ store, key });
   try {
     const batchText = (from: number) => `[${Array.from({ length: BATCH }, (_, k) => bodies[(from + k) % bodies.length]).join(',')}]`;
+    const profiler = args.profile === undefined ? null : new Session();
+    if (profiler) {
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.start');
+    }
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     for (let from = 0; from < total; from += BATCH) {
@@ -76,6 +88,11 @@ async function wholePath(): Promise<{ wallUs: number; cpuUs: number }> {
       if (!outcome.ok) throw new Error(JSON.stringify(outcome.failure));
     }
     const cpu = process.cpuUsage(cpu0);
+    if (profiler) {
+      const { profile } = await profiler.post('Profiler.stop');
+      writeFileSync(args.profile!, JSON.stringify(profile));
+      profiler.disconnect();
+    }
     return { wallUs: ((performance.now() - t0) * 1000) / total, cpuUs: (cpu.user + cpu.system) / total };
   } finally {
     await close();

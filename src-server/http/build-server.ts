@@ -11,6 +11,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { AdminTokenCheck } from '../admin/admin-token';
 import { LiveEventBus } from '../admin/live-events';
 import { StoredClock } from '../lrs/stored-clock';
+import type { RecordedStatementListener } from '../lrs/statement-writes';
 import type { Storage } from '../storage/storage';
 import { adminAuthPlugin } from './plugins/admin-auth';
 import { errorHandlingPlugin } from './plugins/error-handler';
@@ -169,7 +170,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   // Every statement recorded, whoever records it, is heard by the console's live events and by
   // forwarding (it wakes the Store's forwarders).
   const heard = {
-    announceStatements: (...args: Parameters<LiveEventBus['announceStatements']>) => {
+    announceStatements: (...args: Parameters<RecordedStatementListener['announceStatements']>) => {
       events.announceStatements(...args);
       options.forwarding?.announceStatements(args[0]);
     },
@@ -181,7 +182,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   const lms = new LmsReactions({ ...benchBase, events: heard });
   app.addHook('onClose', async () => lms.settled());
   const recorded = {
-    announceStatements: (...args: Parameters<LiveEventBus['announceStatements']>) => {
+    announceStatements: (...args: Parameters<RecordedStatementListener['announceStatements']>) => {
       heard.announceStatements(...args);
       lms.announceStatements(...args);
     },

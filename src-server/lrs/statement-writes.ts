@@ -23,13 +23,20 @@ import type { StoredClock } from './stored-clock';
 
 const VOIDED_VERB = 'http://adlnet.gov/expapi/verbs/voided';
 
+/** What a listener hears of each statement a write recorded (a StatementRow has these and more). */
+export interface RecordedStatement {
+  statementId: string;
+  voidsStatementId: string | null;
+  verbId: string;
+}
+
 /**
  * Who hears what a write recorded (the console's live events: admin/live-events.ts). Declared here,
  * as what the LRS needs, so that it does not depend on the admin side that provides it. Both
  * return at once.
  */
 export interface RecordedStatementListener {
-  announceStatements(store: StoreRecord, rows: ReadonlyArray<{ statementId: string; voidsStatementId: string | null }>, inserted: readonly string[]): void;
+  announceStatements(store: StoreRecord, rows: ReadonlyArray<RecordedStatement>, inserted: readonly string[]): void;
   announceRejections(store: StoreRecord, rows: readonly RejectionRow[]): void;
 }
 

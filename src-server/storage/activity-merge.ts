@@ -33,3 +33,44 @@ export function mergeDefinition(stored: Record<string, unknown>, received: Recor
   return merged;
 }
 
+
+/**
+ * True when merging `received` over `stored` gives `stored` back unchanged, JSON text included:
+ * every member it sends is stored with the same value, keys in the same order (an object on both
+ * sides: each of its members so). Content repeats its definitions in every statement, so this is
+ * the usual case, and it is answered without building the merge and its JSON.
+ */
+export function mergeChangesNothing(stored: Record<string, unknown>, received: Record<string, unknown>): boolean {
+  for (const key of Object.keys(received)) {
+    if (!Object.hasOwn(stored, key)) return false;
+    const current = stored[key];
+    const value = received[key];
+    if (isPlainObject(current) && isPlainObject(value)) {
+      for (const inner of Object.keys(value)) {
+        if (!Object.hasOwn(current, inner) || !sameOrderedJson(current[inner], value[inner])) return false;
+      }
+    } else if (!sameOrderedJson(current, value)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** Equal as JSON text would be: the same members in the same order, arrays item by item. */
+function sameOrderedJson(a: unknown, b: unknown): boolean {
+  if (a === b) return a !== undefined;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameOrderedJson(a[i], b[i])) return false;
+    return true;
+  }
+  const aKeys = Object.keys(a);
+  const bKeys = Object.keys(b);
+  if (aKeys.length !== bKeys.length) return false;
+  for (let i = 0; i < aKeys.length; i++) {
+    const key = aKeys[i]!;
+    if (key !== bKeys[i] || !sameOrderedJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
+  }
+  return true;
+}

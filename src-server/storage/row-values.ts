@@ -4,8 +4,25 @@
  */
 import type { IndexTerm, RefusalRow, StoredStatement } from './storage';
 
-/** One term per (kind, value): primary when any of its occurrences is. */
+/** Up to this many terms, dedupeTerms scans; beyond, a scan per term would cost more than a map. */
+const SCANNED_TERMS = 16;
+
+/**
+ * One term per (kind, value): primary when any of its occurrences is. A statement usually has a
+ * handful of terms: a scan of those kept so far costs less than a map keyed by a joined string.
+ */
 export function dedupeTerms(terms: IndexTerm[]): IndexTerm[] {
+  if (terms.length > SCANNED_TERMS) return dedupeTermsByKey(terms);
+  const out: IndexTerm[] = [];
+  for (const term of terms) {
+    const seen = out.find((kept) => kept.value === term.value && kept.kind === term.kind);
+    if (!seen) out.push({ kind: term.kind, value: term.value, primary: term.primary });
+    else if (term.primary) seen.primary = true;
+  }
+  return out;
+}
+
+function dedupeTermsByKey(terms: IndexTerm[]): IndexTerm[] {
   const byKey = new Map<string, IndexTerm>();
   for (const term of terms) {
     const key = `${term.kind}\u0000${term.value}`;

@@ -19,8 +19,24 @@ const IRI_FORBIDDEN = /[\p{Cc}\p{Zs}<>"{}|\\^`]/u;
 /** A `%` must start a percent-encoded octet. */
 const BAD_PERCENT = /%(?![0-9A-Fa-f]{2})/u;
 
+/**
+ * Printable ASCII that neither IRI_FORBIDDEN nor BAD_PERCENT looks at: every character but
+ * controls, space, DEL, `<>"{}|\^\`` and `%`. An IRI made only of these needs only its scheme checked.
+ */
+function isPlainIriAscii(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c <= 0x20 || c >= 0x7f) return false;
+    // " % < > \ ^ ` { | }
+    if (c === 0x22 || c === 0x25 || c === 0x3c || c === 0x3e || c === 0x5c || c === 0x5e || c === 0x60 || c === 0x7b || c === 0x7c || c === 0x7d) return false;
+  }
+  return true;
+}
+
 /** An absolute IRI: a scheme (1.0.3 §2.2.s4.b1.b8 rejects IRIs "without a scheme") and no forbidden characters. */
 export function isIri(value: string): boolean {
+  // Nearly every IRI a statement carries is plain ASCII: one pass over it instead of two regexes.
+  if (isPlainIriAscii(value)) return IRI_SCHEME.test(value);
   return IRI_SCHEME.test(value) && !IRI_FORBIDDEN.test(value) && !BAD_PERCENT.test(value);
 }
 

@@ -1,17 +1,17 @@
 /**
  * Validates statements as received (xAPI 1.0.3 Part Two §2.2 and §2.4; 2.0.0 the same parts):
- * one zod parse per statement against the version's schema, and the first fault as one XapiIssue.
+ * the common statement by hand-written checks of the same rules (common-statement.ts), anything
+ * else by one zod parse against the version's schema, and the first fault as one XapiIssue.
  * Never throws: whatever the input (null, wrong types, hostile keys, getters that throw), the
  * answer is a result.
  */
 
+import { commonStatement } from './common-statement';
 import { issueFromZod } from './issue-from-zod';
 import type { XapiIssue } from './issue';
 import { statementSchemas } from './statement-schema';
 import type { Statement } from './statement-schema';
 import type { XapiVersion } from './version';
-
-;
 
 export type ValidationResult = { ok: true; statements: Statement[] } | { ok: false; issue: XapiIssue };
 export type SingleValidationResult = { ok: true; statement: Statement } | { ok: false; issue: XapiIssue };
@@ -21,6 +21,8 @@ const UNREADABLE: XapiIssue = { field: '', message: 'the statement could not be 
 /** Validates one statement; the result's statement has contextActivities normalised to arrays. */
 export function validateStatement(value: unknown, version: XapiVersion): SingleValidationResult {
   try {
+    const common = commonStatement(value, version);
+    if (common) return { ok: true, statement: common };
     const parsed = statementSchemas[version].statement.safeParse(value);
     if (parsed.success) return { ok: true, statement: parsed.data };
     return { ok: false, issue: issueFromZod(parsed.error.issues, value) };

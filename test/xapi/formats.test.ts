@@ -21,6 +21,17 @@ describe('isIri', () => {
     'rejects %j',
     (value) => expect(isIri(value)).toBe(false),
   );
+
+  it('decides every character the same way in its plain-ASCII shortcut as by the rule', () => {
+    // The rule as the specification reads: a scheme, then no control, space or <>"{}|\^` character,
+    // and a % only before two hexadecimal digits.
+    const rule = (value: string) =>
+      /^[A-Za-z][A-Za-z0-9+.-]*:./su.test(value) && !/[\p{Cc}\p{Zs}<>"{}|\\^`]/u.test(value) && !/%(?![0-9A-Fa-f]{2})/u.test(value);
+    const characters = [...Array.from({ length: 0x80 }, (_, code) => String.fromCharCode(code)), '\u0085', '\u00a0', '\u2003', 'é', '\ud83d\ude00'];
+    for (const c of characters) {
+      for (const value of [`http://e.com/${c}`, `${c}http://e.com`, `h${c}:x`, `urn:${c}`, `http://e.com/${c}41`]) expect(isIri(value), JSON.stringify(value)).toBe(rule(value));
+    }
+  });
 });
 
 describe('isMailtoIri', () => {

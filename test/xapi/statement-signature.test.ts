@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { prepareStatement } from '../../src-server/xapi/prepare-statement';
-import { canonicalJson, statementSignature } from '../../src-server/xapi/statement-signature';
+import { canonicalJson, canonicalJsonByWalk, statementSignature } from '../../src-server/xapi/statement-signature';
 import type { Statement } from '../../src-server/xapi/statement-schema';
 import { validateStatement } from '../../src-server/xapi/validate-statements';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { validFixtures, validStatement } from './fixtures';
+import { invalidFixtures, validFixtures, validStatement } from './fixtures';
 
 type Json = Record<string, unknown>;
 
@@ -134,9 +135,45 @@ describe('canonicalJson', () => {
     expect(canonicalJson({ b: 1, a: { d: [2, { f: 1, e: null }], c: undefined } })).toBe('{"a":{"d":[2,{"e":null,"f":1}]},"b":1}');
   });
 
+  it('keeps a "__proto__" member of a statement part it rebuilds (an unvalidated JWS payload) as data', () => {
+    const statement = (actor: string) => ({ actor: JSON.parse(actor) as Json, verb: { id: 'http://example.com/v' }, object: { id: 'http://example.com/a' } });
+    const plain = statementSignature(statement('{"mbox":"mailto:a@example.com"}'));
+    const withProto = statementSignature(statement('{"mbox":"mailto:a@example.com","__proto__":{"x":1}}'));
+    const expected = createHash('sha256').update('{"actor":{"__proto__":{"x":1},"mbox":"mailto:a@example.com"},"object":{"id":"http://example.com/a"},"verb":{"id":"http://example.com/v"}}').digest('hex');
+    expect(withProto).not.toBe(plain);
+    expect(withProto).toBe(expected);
+  });
+
   it('keeps a "__proto__" key of an extension value as data', () => {
     const value = JSON.parse('{"__proto__":{"x":1}}') as Statement;
     expect(canonicalJson(value)).toBe('{"__proto__":{"x":1}}');
+  });
+
+  it('writes the same text by its sorted copy as by the walk, whatever the value', () => {
+    class Point {
+      constructor(readonly x = 1) {}
+    }
+    const values: unknown[] = [
+      ...validFixtures.map((f) => f.statement),
+      ...invalidFixtures.map((f) => f.statement),
+      { 10: 'a', 9: 'b', a: 1, '1x': 2, B: 3, é: 4, '': 5, ' ': 6 },
+      { z: { '2': [1, { '0': null }] }, a: [undefined, () => 1, Symbol('s')] },
+      { text: 'quote " slash \\ newline \n tab \t nul \u0000 lone \ud800 pair \ud83d\ude00 sep \u2028', n: [0, -0, 1e21, 1.5e-7, NaN, Infinity] },
+      JSON.parse('{"b":{"__proto__":[1]},"a":1}'),
+      Object.assign(Object.create(null) as object, { b: 1, a: { d: 2, c: 3 } }),
+      { when: new Date(0), point: new Point(), map: new Map([[1, 2]]), list: Object.assign([1, 2], { extra: 3 }) },
+      [[], {}, [{}], '', null, true, false],
+      'plain', 42, null, undefined,
+      { toJSON: 'not a function', nested: { toJSON: { a: 1 } } },
+    ];
+    for (const value of values) expect(canonicalJson(value)).toBe(canonicalJsonByWalk(value));
+  });
+
+  it('refuses a value nested too deeply, either way', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 600; i++) deep = { a: deep };
+    expect(() => canonicalJson(deep)).toThrow(RangeError);
+    expect(() => canonicalJsonByWalk(deep)).toThrow(RangeError);
   });
 });
 

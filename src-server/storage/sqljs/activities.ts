@@ -12,7 +12,7 @@ import type { ActivityRecord, StatementRow } from '../storage';
 import { keepActivityNames } from './explorer-names';
 import type { NameCache } from './explorer-names';
 import type { Sql } from './sql';
-import { mergeDefinition } from '../activity-merge';
+import { mergeChangesNothing, mergeDefinition } from '../activity-merge';
 
 /**
  * Created at open when missing, so a data directory written before this table existed opens and
@@ -96,6 +96,8 @@ export function mergeActivityDefinitions(sql: Sql, definitions: DefinitionCache,
         entry = definitions.get(sql, storeNum, activityId);
         current.set(activityId, entry);
       }
+      // The usual case, content repeating a definition: nothing to merge, stringify or write.
+      if (entry.json !== null && mergeChangesNothing(entry.definition, definition)) continue;
       const merged = mergeDefinition(entry.definition, definition);
       const json = JSON.stringify(merged);
       if (json === entry.json || Object.keys(merged).length === 0) continue;
