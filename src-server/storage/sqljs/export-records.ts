@@ -12,6 +12,7 @@ import { listApiKeyRows } from './api-keys';
 import { lrsAddedNames } from './received';
 import { REFUSAL_COLUMNS, SERVICE_WIDE, toStoredRefusal } from './refusals';
 import type { Sql } from './sql';
+import { signatureText, statementText } from './statement-codec';
 import { findStoreRow } from './stores';
 
 const BATCH = 5_000;
@@ -71,8 +72,8 @@ function* statements(sql: Sql, storeNum: number, storeId: string, visibleSeq: nu
       const seq = row[0] as number;
       const statement: PortableStatement = {
         statementId: row[1] as string,
-        statement: JSON.parse(row[2] as string) as Record<string, unknown>,
-        signature: row[3] as string,
+        statement: JSON.parse(statementText(row[2])) as Record<string, unknown>,
+        signature: signatureText(row[3]),
         stored: row[4] as string,
         keyId: row[5] as string,
         verbId: row[6] as string,

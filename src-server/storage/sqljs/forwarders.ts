@@ -15,6 +15,7 @@ import type {
 import { settledRecord } from '../forwarders';
 import type { ApplyState } from './apply-state';
 import type { Row, Sql } from './sql';
+import { statementText } from './statement-codec';
 
 export type ForwarderOp =
   | { t: 'insertForwarder'; storeNum: number; record: ForwarderRecord }
@@ -147,7 +148,7 @@ export function readForwardableRows(sql: Sql, storeNum: number, range: { afterSe
       range.throughSeq,
       range.limit,
     ])
-    .map((row) => ({ seq: row[0] as number, statementId: row[1] as string, statementJson: row[2] as string, stored: row[3] as string, voided: row[4] === 1 }));
+    .map((row) => ({ seq: row[0] as number, statementId: row[1] as string, statementJson: statementText(row[2]), stored: row[3] as string, voided: row[4] === 1 }));
 }
 
 export function countForwardableRows(sql: Sql, storeNum: number, afterSeq: number, visibleSeq: number): number {

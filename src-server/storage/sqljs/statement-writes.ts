@@ -13,6 +13,7 @@ import { toMs } from './apply-state';
 import type { ApplyState } from './apply-state';
 import { keepStatementNames } from './explorer-names';
 import { receivedColumns } from './received';
+import { signatureColumn, signatureText, statementColumn } from './statement-codec';
 import { utf8 } from './sql';
 import type { Sql } from './sql';
 import { insertStatementTarget, targetOf } from './statement-targets';
@@ -67,10 +68,7 @@ export function planInsertStatements(
   for (const [index, row] of rows.entries()) {
     const existing =
       inBatch.get(row.statementId) ??
-      (state.sql.first('SELECT signature FROM statements WHERE store_num = ? AND statement_id = ?', [
-        storeNum,
-        row.statementId,
-      ])?.[0] as string | undefined);
+      storedSignature(state, storeNum, row.statementId);
     if (existing !== undefined) {
       if (existing !== row.signature) return { result: { ok: false, conflict: { index, statementId: row.statementId } }, op: null };
       unchanged.push(row.statementId);
@@ -123,13 +121,14 @@ export function applyInsertStatements(state: ApplyState, op: InsertStatementsOp)
     sql.run(
       `INSERT INTO statements (seq, store_num, statement_id, statement, signature, stored, stored_ms, key_id, verb_id,
          registration, voided, voids_statement_id, received, lrs_added, warnings)
-       VALUES (?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?)`,
       [
         row.seq,
         storeNum,
         row.statementId,
-        utf8(statementTexts?.[index] ?? JSON.stringify(row.statement)),
-        row.signature,
+        // The compact form (statement-codec.ts): reads decode it to the same text.
+        statementColumn(state.encoder, statementTexts?.[index] ?? JSON.stringify(row.statement)),
+        signatureColumn(row.signature),
         row.stored,
         toMs(row.stored),
         row.keyId,
@@ -168,6 +167,12 @@ export function applyInsertStatements(state: ApplyState, op: InsertStatementsOp)
   keepStatementNames(sql, state.names, storeNum, rows);
   // Console ingestion statistics (ingestion.ts): counted from this record, written in groups.
   state.ingestion.addStatements(storeNum, rows);
+}
+
+/** The signature of the Store's statement with this id, if it has one. */
+function storedSignature(state: ApplyState, storeNum: number, statementId: string): string | undefined {
+  const row = state.sql.first('SELECT signature FROM statements WHERE store_num = ? AND statement_id = ?', [storeNum, statementId]);
+  return row ? signatureText(row[0]) : undefined;
 }
 
 function toOpRow(row: StatementRow, seq: number): StatementOpRow {
