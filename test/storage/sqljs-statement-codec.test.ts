@@ -9,14 +9,15 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SNAPSHOT_FILE, SNAPSHOT_SUMS_FILE } from '../../src-server/storage/sqljs/data-dir-files';
 import { Sql } from '../../src-server/storage/sqljs/sql';
-import { StatementEncoder, decodeStatement, registerStatementText, signatureText, statementText } from '../../src-server/storage/sqljs/statement-codec';
+import { StatementEncoder, decodeStatement, registerStatementText, rowContext, signatureText, statementText } from '../../src-server/storage/sqljs/statement-codec';
 import { prng, statementGenerator } from '../../scripts/bench/statements';
 import { makeStatement } from './rows';
 import { loadSqlJs, openIn, removeTempDirs, tempDir, withStore } from './sqljs-helpers';
 
 afterAll(removeTempDirs);
 
-const roundTrip = (encoder: StatementEncoder, text: string) => decodeStatement(encoder.encode(Buffer.from(text, 'utf8')));
+const CONTEXT = rowContext({ statementId: randomUUID(), stored: '2026-01-01T00:00:00.000Z', keyId: 'lore_test_abc' });
+const roundTrip = (encoder: StatementEncoder, text: string) => decodeStatement(encoder.encode(Buffer.from(text, 'utf8'), CONTEXT), CONTEXT);
 
 /** A statement row with a real SHA-256 signature (the form the write path gives), so it is kept as 32 bytes. */
 function hexSigned(spec: Parameters<typeof makeStatement>[0] = {}) {
@@ -51,16 +52,16 @@ describe('the compact form of statements', () => {
     for (let i = 0; i < 100; i++) {
       const bytes = Buffer.from(JSON.stringify(generator.next()), 'utf8');
       text += bytes.length;
-      encoded += encoder.encode(bytes).length;
+      encoded += encoder.encode(bytes, CONTEXT).length;
     }
     expect(encoded / text).toBeLessThan(0.45);
   });
 
   it('refuses a value it cannot decode rather than give back other text', () => {
-    const encoded = new StatementEncoder().encode(Buffer.from(JSON.stringify({ verb: { id: 'http://adlnet.gov/expapi/verbs/completed' } })));
-    expect(() => decodeStatement(Uint8Array.of(9, ...encoded.subarray(1)))).toThrow(/unknown statement format/);
-    expect(() => decodeStatement(encoded.subarray(0, encoded.length - 1))).toThrow(/damaged/);
-    expect(() => statementText(null)).toThrow(/NULL/);
+    const encoded = new StatementEncoder().encode(Buffer.from(JSON.stringify({ verb: { id: 'http://adlnet.gov/expapi/verbs/completed' } })), CONTEXT);
+    expect(() => decodeStatement(Uint8Array.of(9, ...encoded.subarray(1)), CONTEXT)).toThrow(/unknown statement format/);
+    expect(() => decodeStatement(encoded.subarray(0, encoded.length - 1), CONTEXT)).toThrow(/damaged/);
+    expect(() => statementText(null, { statementId: '', stored: '', keyId: '' })).toThrow(/NULL/);
     expect(signatureText(Buffer.from('ab'.repeat(32), 'hex'))).toBe('ab'.repeat(32));
   });
 
@@ -112,7 +113,7 @@ describe('the compact form of statements', () => {
     const sql = new Sql(new (await loadSqlJs()).Database(await readFile(file)));
     try {
       registerStatementText(sql);
-      sql.run("UPDATE statements SET statement = CAST(statement_text(statement) AS TEXT), signature = lower(hex(signature)) WHERE typeof(statement) = 'blob'");
+      sql.run("UPDATE statements SET statement = CAST(statement_text(statement, statement_id, stored, key_id) AS TEXT), signature = lower(hex(signature)) WHERE typeof(statement) = 'blob'");
       expect(sql.all('SELECT DISTINCT typeof(statement), typeof(signature) FROM statements')).toEqual([['text', 'text']]);
       await writeFile(file, sql.db.export());
       await rm(path.join(dir, SNAPSHOT_SUMS_FILE), { force: true });

@@ -72,7 +72,7 @@ function* statements(sql: Sql, storeNum: number, storeId: string, visibleSeq: nu
       const seq = row[0] as number;
       const statement: PortableStatement = {
         statementId: row[1] as string,
-        statement: JSON.parse(statementText(row[2])) as Record<string, unknown>,
+        statement: JSON.parse(statementText(row[2], { statementId: row[1] as string, stored: row[4] as string, keyId: row[5] as string })) as Record<string, unknown>,
         signature: signatureText(row[3]),
         stored: row[4] as string,
         keyId: row[5] as string,

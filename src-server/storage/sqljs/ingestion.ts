@@ -14,7 +14,7 @@
  */
 import type { DisplayNames, IngestionQuery, IngestionStats, RejectionRow, StatementRow } from '../storage';
 import type { Sql } from './sql';
-import { STATEMENT_TEXT_SQL, statementText } from './statement-codec';
+import { STATEMENT_AND_CONTEXT, STATEMENT_TEXT_SQL, statementTextAt } from './statement-codec';
 import { languageMap, objectActivityId } from '../statement-facts';
 
 const MINUTE_MS = 60_000;
@@ -263,11 +263,11 @@ export function displayNameRows(sql: Sql, storeNums: number[], verbIds: string[]
   for (const verbId of verbIds) {
     for (const storeNum of storeNums) {
       const row = sql.first(
-        `SELECT statement FROM statements INDEXED BY statements_verb
+        `SELECT ${STATEMENT_AND_CONTEXT} FROM statements INDEXED BY statements_verb
           WHERE store_num = ? AND verb_id = ? AND seq <= ? ORDER BY seq DESC LIMIT 1`,
         [storeNum, verbId, visibleSeq],
       );
-      const display = row ? languageMap((JSON.parse(statementText(row[0])) as { verb?: { display?: unknown } }).verb?.display) : null;
+      const display = row ? languageMap((JSON.parse(statementTextAt(row, 0)) as { verb?: { display?: unknown } }).verb?.display) : null;
       if (display) {
         names.verbs[verbId] = display;
         break;

@@ -8,11 +8,16 @@
  * 30–60× a JSON.stringify of the statement per call here; this is LZ77 without entropy coding, a
  * pass over the bytes with a hash table seeded from the dictionary once, decoded by copying.
  *
+ * The text is also compressed against its own row: the statement id, `stored` and the key id,
+ * columns every read of a statement selects anyway, each of which the statement repeats (its id,
+ * its stored time, its authority's account name). Those columns never change once written.
+ *
  * A persistent format: rows keep it for as long as they live. Byte 0 names the dictionary
  * (FORMAT_V1); a varint gives the text's byte length; then sequences of
  * - a literal run: a byte 0..127 (n - 1), then n bytes as they are;
  * - a match: a byte 128 + (length - MIN_MATCH), then the distance back (1..65535) as two bytes
- *   big-endian, into the dictionary followed by the text decoded so far.
+ *   big-endian, into the window: DICTIONARY_V1, then the row's context (rowContext), then the
+ *   text decoded so far.
  * Never change DICTIONARY_V1: a new dictionary is a new format byte, and decode keeps the old.
  * Rows written before this form hold TEXT, which `statementText` passes through unchanged.
  */
@@ -87,14 +92,23 @@ export class StatementEncoder {
   private prev = new Int32Array(0);
   private out = Buffer.alloc(0);
 
-  /** The compact form of a statement's UTF-8 text (a Buffer: small ones come from Node's pool). */
-  encode(text: Uint8Array): Uint8Array {
-    const dictLength = DICTIONARY_V1.length;
+  /**
+   * The compact form of a statement's UTF-8 text (a Buffer: small ones come from Node's pool);
+   * `context` is its row's (rowContext), which decoding needs again.
+   */
+  encode(text: Uint8Array, context: Uint8Array): Uint8Array {
+    const dictLength = DICTIONARY_V1.length + context.length;
     const end = dictLength + text.length;
     this.reserve(end, text.length);
     const { head, prev, window, out } = this;
+    window.set(context, DICTIONARY_V1.length);
     window.set(text, dictLength);
     head.set(CHAINS_V1.head);
+    for (let at = DICTIONARY_V1.length; at < dictLength && at + MIN_MATCH <= end; at++) {
+      const h = hashAt(window, at);
+      prev[at] = head[h]!;
+      head[h] = at;
+    }
     let o = 0;
     out[o++] = FORMAT_V1;
     for (let n = text.length; ; n = Math.floor(n / 128)) {
@@ -178,8 +192,8 @@ export class StatementEncoder {
 
 const damaged = () => new Error('a damaged statement: its compact form does not decode');
 
-/** The statement's JSON text from its compact form. */
-export function decodeStatement(bytes: Uint8Array): string {
+/** The statement's JSON text from its compact form and its row's context (rowContext). */
+export function decodeStatement(bytes: Uint8Array, context: Uint8Array): string {
   if (bytes[0] !== FORMAT_V1) throw new Error(`unknown statement format ${bytes[0]}`);
   let i = 1;
   let length = 0;
@@ -190,6 +204,7 @@ export function decodeStatement(bytes: Uint8Array): string {
   }
   const dictionary = DICTIONARY_V1;
   const dictLength = dictionary.length;
+  const prefixLength = dictLength + context.length;
   const out = Buffer.allocUnsafe(length);
   let o = 0;
   while (i < bytes.length) {
@@ -202,21 +217,39 @@ export function decodeStatement(bytes: Uint8Array): string {
     }
     const stop = o + (control & 0x7f) + MIN_MATCH;
     const distance = (bytes[i]! << 8) | bytes[i + 1]!;
-    if (i + 2 > bytes.length || stop > length || distance === 0 || distance > o + dictLength) throw damaged();
+    if (i + 2 > bytes.length || stop > length || distance === 0 || distance > o + prefixLength) throw damaged();
     let from = o - distance;
     i += 2;
-    // From the dictionary while the distance reaches back into it, then from the text decoded so far.
-    for (; from < 0 && o < stop; from++) out[o++] = dictionary[dictLength + from]!;
+    // From the dictionary and the context while the distance reaches back into them, then from the text decoded so far.
+    for (; from < 0 && o < stop; from++) {
+      const at = prefixLength + from;
+      out[o++] = at < dictLength ? dictionary[at]! : context[at - dictLength]!;
+    }
     while (o < stop) out[o++] = out[from++]!;
   }
   if (o !== length) throw damaged();
   return out.toString('utf8');
 }
 
-/** The statement column's value as JSON text: TEXT (rows written before the compact form) as it is. */
-export function statementText(value: unknown): string {
+/** What a statement's compact form is compressed against besides the dictionary: columns of its row. */
+export interface RowContext {
+  statementId: string;
+  stored: string;
+  keyId: string;
+}
+
+/** The row's context as bytes: the statement id, stored and the key id, as their columns hold them. */
+export function rowContext(row: RowContext): Uint8Array {
+  return Buffer.from(`${row.statementId}${row.stored}${row.keyId}`, 'utf8');
+}
+
+/**
+ * The statement column's value as JSON text: TEXT (rows written before the compact form) as it
+ * is; the compact form decoded with its row's statement id, stored and key id.
+ */
+export function statementText(value: unknown, row: RowContext): string {
   if (typeof value === 'string') return value;
-  if (value instanceof Uint8Array) return decodeStatement(value);
+  if (value instanceof Uint8Array) return decodeStatement(value, rowContext(row));
   throw new TypeError(`a statement column holds ${value === null ? 'NULL' : typeof value}`);
 }
 
@@ -225,8 +258,8 @@ export function statementText(value: unknown): string {
  * statement that declares attachments, kept as TEXT so that the deletion of statements finds the
  * statements declaring a payload by a scan of the text (statement-deletion.ts).
  */
-export function statementColumn(encoder: StatementEncoder, text: string): string | Uint8Array {
-  return text.includes('"attachments"') ? text : encoder.encode(Buffer.from(text, 'utf8'));
+export function statementColumn(encoder: StatementEncoder, text: string, row: RowContext): string | Uint8Array {
+  return text.includes('"attachments"') ? text : encoder.encode(Buffer.from(text, 'utf8'), rowContext(row));
 }
 
 /** A SHA-256 in hex (the signature's form) kept as its 32 bytes; anything else as it is. */
@@ -246,9 +279,19 @@ export function signatureText(value: unknown): string {
  * added after rows existed: json_extract cannot read the compact form). TEXT rows are read as they
  * are; the others call `statement_text`, which registerStatementText adds.
  */
-export const STATEMENT_TEXT_SQL = "(CASE typeof(statement) WHEN 'text' THEN statement ELSE statement_text(statement) END)";
+export const STATEMENT_TEXT_SQL = "(CASE typeof(statement) WHEN 'text' THEN statement ELSE statement_text(statement, statement_id, stored, key_id) END)";
 
-/** Adds the SQL function `statement_text(compact form)` (STATEMENT_TEXT_SQL) to a database. */
+/** Adds the SQL function `statement_text(statement, statement_id, stored, key_id)` (STATEMENT_TEXT_SQL) to a database. */
 export function registerStatementText(sql: Sql): void {
-  sql.db.create_function('statement_text', (value: unknown) => statementText(value));
+  sql.db.create_function('statement_text', (value: unknown, statementId: unknown, stored: unknown, keyId: unknown) =>
+    statementText(value, { statementId: String(statementId), stored: String(stored), keyId: String(keyId) }),
+  );
+}
+
+/** Columns to select for a statement's text: the statement, then its row's context (statementTextAt). */
+export const STATEMENT_AND_CONTEXT = 'statement, statement_id, stored, key_id';
+
+/** The JSON text of a row whose columns from `at` on are STATEMENT_AND_CONTEXT. */
+export function statementTextAt(row: readonly unknown[], at: number): string {
+  return statementText(row[at], { statementId: row[at + 1] as string, stored: row[at + 2] as string, keyId: row[at + 3] as string });
 }

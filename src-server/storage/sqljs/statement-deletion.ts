@@ -14,7 +14,7 @@ import type { Statement } from '../../xapi/statement-schema';
 import { indexWords } from '../explorer-names';
 import type { ApplyState } from './apply-state';
 import type { Sql } from './sql';
-import { statementText } from './statement-codec';
+import { STATEMENT_AND_CONTEXT, statementTextAt } from './statement-codec';
 
 /**
  * The attachment payloads of the statements `seqs` that no other statement of the Store declares:
@@ -74,10 +74,10 @@ export function deleteStatementRows(state: ApplyState, storeNum: number, seqs: r
   const verbs = new Set<string>();
   let deleted = 0;
   for (const seq of seqs) {
-    const row = sql.first('SELECT statement, verb_id FROM statements WHERE seq = ? AND store_num = ?', [seq, storeNum]);
+    const row = sql.first(`SELECT verb_id, ${STATEMENT_AND_CONTEXT} FROM statements WHERE seq = ? AND store_num = ?`, [seq, storeNum]);
     if (!row) continue;
     // Postings are keyed by term: the statement's terms are those its text gives (xapi/index-terms.ts).
-    for (const term of extractIndexTerms(JSON.parse(statementText(row[0])) as Statement).terms) {
+    for (const term of extractIndexTerms(JSON.parse(statementTextAt(row, 1)) as Statement).terms) {
       const id = idOf(term.kind, term.value);
       if (id === null) continue;
       sql.run('DELETE FROM term_postings WHERE term = ? AND seq = ?', [id, seq]);
@@ -85,7 +85,7 @@ export function deleteStatementRows(state: ApplyState, storeNum: number, seqs: r
     }
     sql.run('DELETE FROM statement_targets WHERE store_num = ? AND seq = ?', [storeNum, seq]);
     sql.run('DELETE FROM statements WHERE seq = ?', [seq]);
-    verbs.add(row[1] as string);
+    verbs.add(row[0] as string);
     deleted++;
   }
   for (const [id, term] of terms) {

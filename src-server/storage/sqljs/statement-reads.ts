@@ -54,5 +54,6 @@ export function findAttachmentRows(
 
 /** A row in STATEMENT_COLUMNS order. */
 export function toStoredStatement(row: Row): StoredStatement {
-  return new LazyStoredStatement(row[0] as number, row[1] as string, statementText(row[2]), row[3] as string, row[4] === 1, row[5] as string);
+  const [seq, statementId, , stored, voided, keyId] = row as [number, string, unknown, string, number, string];
+  return new LazyStoredStatement(seq, statementId, statementText(row[2], { statementId, stored, keyId }), stored, voided === 1, keyId);
 }

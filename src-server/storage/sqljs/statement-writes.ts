@@ -127,7 +127,7 @@ export function applyInsertStatements(state: ApplyState, op: InsertStatementsOp)
         storeNum,
         row.statementId,
         // The compact form (statement-codec.ts): reads decode it to the same text.
-        statementColumn(state.encoder, statementTexts?.[index] ?? JSON.stringify(row.statement)),
+        statementColumn(state.encoder, statementTexts?.[index] ?? JSON.stringify(row.statement), row),
         signatureColumn(row.signature),
         row.stored,
         toMs(row.stored),
