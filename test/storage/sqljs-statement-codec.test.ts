@@ -9,7 +9,17 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SNAPSHOT_FILE, SNAPSHOT_SUMS_FILE } from '../../src-server/storage/sqljs/data-dir-files';
 import { Sql } from '../../src-server/storage/sqljs/sql';
-import { StatementEncoder, decodeStatement, registerStatementText, rowContext, signatureText, statementText } from '../../src-server/storage/sqljs/statement-codec';
+import {
+  STATEMENT_AND_CONTEXT,
+  StatementEncoder,
+  decodeStatement,
+  receivedText,
+  registerStatementText,
+  rowContext,
+  signatureText,
+  statementText,
+  statementTextAt,
+} from '../../src-server/storage/sqljs/statement-codec';
 import { prng, statementGenerator } from '../../scripts/bench/statements';
 import { makeStatement } from './rows';
 import { loadSqlJs, openIn, removeTempDirs, tempDir, withStore } from './sqljs-helpers';
@@ -70,14 +80,18 @@ describe('the compact form of statements', () => {
     const storage = await openIn(dir);
     const store = await withStore(storage);
     const plain = hexSigned({ actorName: 'Zoë', verbDisplay: { 'en-US': 'completed' } });
+    // Kept as received too: in the compact form against the stored statement, a few bytes where they differ.
+    const sentWith = { ...plain, lrsAdded: ['stored' as const], received: { ...plain.statement, id: plain.statementId.toUpperCase(), stored: undefined } };
     const withAttachment = hexSigned();
     withAttachment.statement = { ...withAttachment.statement, attachments: [{ usageType: 'http://example.com/u', display: { en: 'a' }, contentType: 'text/plain', length: 1, sha2: 'f'.repeat(64) }] };
-    await storage.insertStatements(store.id, [plain, withAttachment]);
+    await storage.insertStatements(store.id, [sentWith, withAttachment]);
     // Across a reopen: the journal replayed, then the snapshot read.
     for (let round = 0; round < 2; round++) {
       const reopened = round === 0 ? storage : await openIn(dir);
       expect((await reopened.findStatement(store.id, plain.statementId))!.statementJson).toBe(JSON.stringify(plain.statement));
       expect((await reopened.findStatement(store.id, withAttachment.statementId))!.statementJson).toBe(JSON.stringify(withAttachment.statement));
+      const [record] = (await reopened.searchExplorer(store.id, { limit: 1, beforeSeq: 2 })).records;
+      expect(record!.received).toEqual(JSON.parse(JSON.stringify(sentWith.received)));
       // The same statement again is unchanged; other content under its id is a conflict.
       expect(await reopened.insertStatements(store.id, [plain])).toEqual({ ok: true, inserted: [], unchanged: [plain.statementId] });
       const changed = { ...hexSigned({ id: plain.statementId, variant: 'other' }) };
@@ -86,11 +100,13 @@ describe('the compact form of statements', () => {
     }
     const sql = new Sql(new (await loadSqlJs()).Database(await readFile(path.join(dir, SNAPSHOT_FILE))));
     try {
-      const types = sql.all('SELECT statement_id, typeof(statement), typeof(signature), length(signature) FROM statements ORDER BY seq');
+      const types = sql.all('SELECT statement_id, typeof(statement), typeof(signature), length(signature), typeof(received) FROM statements ORDER BY seq');
       expect(types).toEqual([
-        [plain.statementId, 'blob', 'blob', 32],
-        [withAttachment.statementId, 'text', 'blob', 32],
+        [plain.statementId, 'blob', 'blob', 32, 'blob'],
+        [withAttachment.statementId, 'text', 'blob', 32, 'null'],
       ]);
+      // The upper-case id is its one difference of note (36 bytes as literals).
+      expect(sql.first('SELECT length(received) FROM statements WHERE seq = 1')![0]).toBeLessThan(80);
     } finally {
       sql.close();
     }
@@ -100,7 +116,8 @@ describe('the compact form of statements', () => {
     const dir = await tempDir();
     const storage = await openIn(dir);
     const store = await withStore(storage);
-    const old = [hexSigned({ actorName: 'Ada', verbDisplay: { 'en-US': 'completed' } }), hexSigned({ activity: 'http://example.com/course/2' })];
+    const asSent = hexSigned({ activity: 'http://example.com/course/2' });
+    const old = [hexSigned({ actorName: 'Ada', verbDisplay: { 'en-US': 'completed' } }), { ...asSent, lrsAdded: [], received: { ...asSent.statement, id: asSent.statementId.toUpperCase() } }];
     await storage.insertStatements(store.id, old);
     const before = {
       page: (await storage.queryStatements(store.id, { limit: 10 })).statements.map((s) => [s.statementId, s.statementJson, s.stored]),
@@ -113,8 +130,12 @@ describe('the compact form of statements', () => {
     const sql = new Sql(new (await loadSqlJs()).Database(await readFile(file)));
     try {
       registerStatementText(sql);
+      const received = sql.all(`SELECT seq, received, ${STATEMENT_AND_CONTEXT} FROM statements WHERE received IS NOT NULL`);
+      expect(received).toHaveLength(1);
+      for (const row of received) sql.run('UPDATE statements SET received = CAST(? AS TEXT) WHERE seq = ?', [receivedText(row[1], statementTextAt(row, 2)), row[0] as number]);
       sql.run("UPDATE statements SET statement = CAST(statement_text(statement, statement_id, stored, key_id) AS TEXT), signature = lower(hex(signature)) WHERE typeof(statement) = 'blob'");
       expect(sql.all('SELECT DISTINCT typeof(statement), typeof(signature) FROM statements')).toEqual([['text', 'text']]);
+      expect(sql.all('SELECT typeof(received) FROM statements WHERE received IS NOT NULL')).toEqual([['text']]);
       await writeFile(file, sql.db.export());
       await rm(path.join(dir, SNAPSHOT_SUMS_FILE), { force: true });
     } finally {

@@ -11,6 +11,7 @@ import { explorerRejectionQuery, explorerRowsBySeq, explorerStatementQuery, runQ
 import type { Row } from './sql';
 import { lrsAddedNames } from './received';
 import type { Sql } from './sql';
+import { receivedText } from './statement-codec';
 import { toStoredStatement } from './statement-reads';
 
 /** The statement half's rows: by one index walk, or merged across a filter's several values (explorer-merge.ts). */
@@ -51,7 +52,7 @@ export function searchExplorerRows(sql: Sql, storeNum: number, query: ExplorerQu
         receivedAt: s.stored,
         keyId: s.keyId,
         stored: s.statement,
-        ...(typeof row[6] === 'string' ? { received: JSON.parse(row[6]) as unknown } : {}),
+        ...(row[6] === null ? {} : { received: JSON.parse(receivedText(row[6], s.statementJson)!) as unknown }),
         ...(row[7] === null ? {} : { lrsAdded: lrsAddedNames(row[7]) }),
         warnings: row[8] === null ? [] : (JSON.parse(row[8] as string) as ExplorerRecord['warnings']),
         error: null,

@@ -258,8 +258,8 @@ export function statementText(value: unknown, row: RowContext): string {
  * statement that declares attachments, kept as TEXT so that the deletion of statements finds the
  * statements declaring a payload by a scan of the text (statement-deletion.ts).
  */
-export function statementColumn(encoder: StatementEncoder, text: string, row: RowContext): string | Uint8Array {
-  return text.includes('"attachments"') ? text : encoder.encode(Buffer.from(text, 'utf8'), rowContext(row));
+export function statementColumn(encoder: StatementEncoder, text: string, bytes: Uint8Array, row: RowContext): string | Uint8Array {
+  return text.includes('"attachments"') ? text : encoder.encode(bytes, rowContext(row));
 }
 
 /** A SHA-256 in hex (the signature's form) kept as its 32 bytes; anything else as it is. */
@@ -294,4 +294,20 @@ export const STATEMENT_AND_CONTEXT = 'statement, statement_id, stored, key_id';
 /** The JSON text of a row whose columns from `at` on are STATEMENT_AND_CONTEXT. */
 export function statementTextAt(row: readonly unknown[], at: number): string {
   return statementText(row[at], { statementId: row[at + 1] as string, stored: row[at + 2] as string, keyId: row[at + 3] as string });
+}
+
+/**
+ * The `received` column's value (received.ts): the statement as received, in the compact form
+ * compressed against the stored statement's text, which it mostly repeats (a few bytes where the
+ * two differ); NULL when not kept.
+ */
+export function receivedColumn(encoder: StatementEncoder, received: string | null, statementBytes: Uint8Array): Uint8Array | null {
+  return received === null ? null : encoder.encode(Buffer.from(received, 'utf8'), statementBytes);
+}
+
+/** The `received` column's value as JSON text (TEXT on rows written before the compact form), or null. */
+export function receivedText(value: unknown, statementJson: string): string | null {
+  if (value === null || typeof value === 'string') return value;
+  if (value instanceof Uint8Array) return decodeStatement(value, Buffer.from(statementJson, 'utf8'));
+  throw new TypeError(`a received column holds ${typeof value}`);
 }

@@ -13,8 +13,7 @@ import { toMs } from './apply-state';
 import type { ApplyState } from './apply-state';
 import { keepStatementNames } from './explorer-names';
 import { receivedColumns } from './received';
-import { signatureColumn, signatureText, statementColumn } from './statement-codec';
-import { utf8 } from './sql';
+import { receivedColumn, signatureColumn, signatureText, statementColumn } from './statement-codec';
 import type { Sql } from './sql';
 import { insertStatementTarget, targetOf } from './statement-targets';
 import { insertPostings } from './terms';
@@ -118,16 +117,18 @@ export function applyInsertStatements(state: ApplyState, op: InsertStatementsOp)
       ? 1
       : 0;
     const [received, lrsAdded] = receivedColumns(row);
+    const text = statementTexts?.[index] ?? JSON.stringify(row.statement);
+    const bytes = Buffer.from(text, 'utf8');
     sql.run(
       `INSERT INTO statements (seq, store_num, statement_id, statement, signature, stored, stored_ms, key_id, verb_id,
          registration, voided, voids_statement_id, received, lrs_added, warnings)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         row.seq,
         storeNum,
         row.statementId,
-        // The compact form (statement-codec.ts): reads decode it to the same text.
-        statementColumn(state.encoder, statementTexts?.[index] ?? JSON.stringify(row.statement), row),
+        // The compact forms (statement-codec.ts): reads decode them to the same text.
+        statementColumn(state.encoder, text, bytes, row),
         signatureColumn(row.signature),
         row.stored,
         toMs(row.stored),
@@ -136,7 +137,7 @@ export function applyInsertStatements(state: ApplyState, op: InsertStatementsOp)
         row.registration,
         voided,
         row.voidsStatementId,
-        utf8(received),
+        receivedColumn(state.encoder, received, bytes),
         lrsAdded,
         row.warnings?.length ? JSON.stringify(row.warnings) : null,
       ],
