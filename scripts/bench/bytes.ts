@@ -8,7 +8,9 @@
  * - the pages of each table and index of the snapshot (sql.js has no dbstat: the snapshot's
  *   B-trees are walked page by page, overflow chains included),
  * - the bytes of each column of `statements` (the sum of the values' lengths),
- * - start-up (open of the directory) and the resident memory of a process that opened it.
+ * - start-up (open of the directory) and the resident memory of a process that opened it,
+ * - the CPU the statement column's compact form costs (statement-codec.ts): encoding and decoding
+ *   per statement, beside JSON.parse of the same text for scale.
  * Two kinds of statement: the benchmark's realistic ones (statements.ts) and a simpler course
  * statement (a learner, a verb, a course Activity with its name, a score).
  */
@@ -25,6 +27,7 @@ import { StoredClock } from '../../src-server/lrs/stored-clock';
 import { loadSqlJs } from '../../src-server/storage/sqljs/load-database';
 import { openSqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
 import { Sql } from '../../src-server/storage/sqljs/sql';
+import { STATEMENT_AND_CONTEXT, StatementEncoder, rowContext, statementTextAt } from '../../src-server/storage/sqljs/statement-codec';
 import { activityId, courseTitle, learner, prng, statementGenerator, uuidFrom } from './statements';
 import { PUBLIC_URL, benchStoreAndKey } from './write-context';
 
@@ -144,6 +147,7 @@ interface Measured {
   freePages: number;
   columns: Array<[string, number]>;
   receivedRows: number;
+  codec: { encodeUs: number; decodeUs: number; parseUs: number } | null;
   startupMs: number;
   rssMb: number;
 }
@@ -183,6 +187,7 @@ async function measure(kind: 'bench' | 'course', total: number): Promise<Measure
   const columnNames = sql.all("SELECT name FROM pragma_table_info('statements')").map(([name]) => name as string);
   const sums = sql.first(`SELECT ${columnNames.map((c) => `coalesce(sum(length(CAST(${c} AS BLOB))), 0)`).join(', ')} FROM statements`)!;
   const receivedRows = sql.first('SELECT count(*) FROM statements WHERE received IS NOT NULL')![0] as number;
+  const codec = codecCosts(sql.all(`SELECT ${STATEMENT_AND_CONTEXT} FROM statements WHERE typeof(statement) = 'blob' LIMIT 5000`));
   sql.close();
   storage = undefined as never;
   if (!args.keep) rmSync(dataDir, { recursive: true, force: true });
@@ -198,8 +203,29 @@ async function measure(kind: 'bench' | 'course', total: number): Promise<Measure
     freePages,
     columns: columnNames.map((name, i) => [name, Number(sums[i])] as [string, number]).sort((a, b) => b[1] - a[1]),
     receivedRows,
+    codec,
     ...opened,
   };
+}
+
+/** CPU µs per statement of decoding, encoding again, and (for scale) JSON.parse, over rows of the compact form. */
+function codecCosts(rows: unknown[][]): Measured['codec'] {
+  if (rows.length === 0) return null;
+  const cpuUs = (fn: () => void) => {
+    fn(); // a pass for the JIT
+    const start = process.cpuUsage();
+    for (let round = 0; round < 3; round++) fn();
+    const used = process.cpuUsage(start);
+    return (used.user + used.system) / (3 * rows.length);
+  };
+  let texts: string[] = [];
+  const decodeUs = cpuUs(() => (texts = rows.map((row) => statementTextAt(row, 0))));
+  const contexts = rows.map((row) => rowContext({ statementId: row[1] as string, stored: row[2] as string, keyId: row[3] as string }));
+  const bytes = texts.map((text) => Buffer.from(text, 'utf8'));
+  const encoder = new StatementEncoder();
+  const encodeUs = cpuUs(() => bytes.forEach((text, i) => encoder.encode(text, contexts[i]!)));
+  const parseUs = cpuUs(() => texts.forEach((text) => JSON.parse(text)));
+  return { encodeUs, decodeUs, parseUs };
 }
 
 function report(m: Measured): void {
@@ -215,6 +241,10 @@ function report(m: Measured): void {
   console.log(`    ${'(free pages)'.padEnd(40)} ${per(m.freePages * m.pageSize)}`);
   console.log(`  columns of statements, bytes a statement (values only; ${m.receivedRows} rows keep a received form):`);
   for (const [name, bytes] of m.columns) console.log(`    ${name.padEnd(40)} ${per(bytes)}`);
+  if (m.codec) {
+    const { encodeUs, decodeUs, parseUs } = m.codec;
+    console.log(`  the compact form's CPU a statement: encode ${encodeUs.toFixed(1)} µs, decode ${decodeUs.toFixed(1)} µs (JSON.parse of the same text: ${parseUs.toFixed(1)} µs)`);
+  }
 }
 
 const total = Number(args.statements);
