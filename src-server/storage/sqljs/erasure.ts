@@ -69,7 +69,6 @@ export function storeAgentKeys(sql: Sql, storeNum: number): Set<string> {
   return keys;
 }
 
-/** What erasing `given` from the Store removes, and the record that removes it. */
 /** The Store's statements kept as received: seq and the JSON text as received (statement-codec.ts). */
 function receivedTexts(sql: Sql, storeNum: number): Array<[number, string]> {
   return sql
@@ -77,6 +76,7 @@ function receivedTexts(sql: Sql, storeNum: number): Array<[number, string]> {
     .map((row) => [row[0] as number, receivedText(row[1], statementTextAt(row, 2))!]);
 }
 
+/** What erasing `given` from the Store removes, and the record that removes it. */
 export function planEraseAgents(state: ApplyState, storeNum: number, given: readonly string[]): { counts: ErasureCounts; op: Omit<EraseAgentsOp, 'entry'> } {
   const { sql } = state;
   const mboxes = sql.all("SELECT value FROM terms WHERE store_num = ? AND kind = 'agent' AND value >= 'mbox:' AND value < 'mbox;'", [storeNum]);
