@@ -3,11 +3,9 @@
  * src-server/xapi/received-statement.ts), and accepted ones also as stored, without keeping a
  * second copy of statements the LRS only added to.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
-import { loadSqlJs } from '../storage/sqljs-helpers';
+import { receivedColumnsOf } from '../storage/sqljs-helpers';
 import { statement, useDemoStore } from './test-app';
 
 const demo = useDemoStore();
@@ -31,12 +29,7 @@ async function explorerRecords(): Promise<Array<{ statementId: string; status: s
 /** The `received` and `lrs_added` columns of every statement, read from a snapshot of the database. */
 async function receivedColumns(): Promise<Array<[unknown, unknown]>> {
   await (demo.t.storage as SqljsStorage).snapshot();
-  const db = new (await loadSqlJs()).Database(await readFile(join(demo.t.dataDir, 'lore.sqlite')));
-  try {
-    return (db.exec('SELECT received, lrs_added FROM statements ORDER BY seq')[0]?.values ?? []) as Array<[unknown, unknown]>;
-  } finally {
-    db.close();
-  }
+  return receivedColumnsOf(demo.t.dataDir);
 }
 
 describe('the Statement Explorer shows the JSON as received', () => {

@@ -14,6 +14,7 @@ import { loadSqlJs as loadStorageSqlJs } from '../../src-server/storage/sqljs/lo
 import type { StorageFs } from '../../src-server/storage/sqljs/fs';
 import { ensureSchema } from '../../src-server/storage/sqljs/schema';
 import { Sql } from '../../src-server/storage/sqljs/sql';
+import { STATEMENT_AND_CONTEXT, receivedText, statementTextAt } from '../../src-server/storage/sqljs/statement-codec';
 import { SNAPSHOT_FILE, openSqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
 import { SNAPSHOT_SUMS_FILE } from '../../src-server/storage/sqljs/data-dir-files';
 import type { SqljsStorage, SqljsStorageOptions } from '../../src-server/storage/sqljs/sqljs-storage';
@@ -160,6 +161,21 @@ export async function rewriteSnapshot(dataDir: string, sqlText: string): Promise
     await rm(path.join(dataDir, SNAPSHOT_SUMS_FILE), { force: true });
   } finally {
     db.close();
+  }
+}
+
+/**
+ * `received` (its JSON text, decoded from the compact form: statement-codec.ts) and `lrs_added` of
+ * every statement in the snapshot of `dataDir`, in seq order.
+ */
+export async function receivedColumnsOf(dataDir: string): Promise<Array<[string | null, unknown]>> {
+  const sql = new Sql(new (await loadSqlJs()).Database(await readFile(path.join(dataDir, SNAPSHOT_FILE))));
+  try {
+    return sql
+      .all(`SELECT received, lrs_added, ${STATEMENT_AND_CONTEXT} FROM statements ORDER BY seq`)
+      .map((row) => [receivedText(row[0], statementTextAt(row, 2)), row[1]]);
+  } finally {
+    sql.close();
   }
 }
 

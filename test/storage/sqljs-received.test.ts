@@ -1,24 +1,16 @@
 /** sql.js specifics of statements as received (sqljs/received.ts): the columns, and older data directories. */
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SNAPSHOT_FILE } from '../../src-server/storage/sqljs/sqljs-storage';
 import type { SqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
 import { statementAsReceived } from '../../src-server/xapi/received-statement';
 import { makeStatement } from './rows';
-import { loadSqlJs, openIn, removeTempDirs, rewriteSnapshot, tempDir, withStore } from './sqljs-helpers';
+import { openIn, receivedColumnsOf, removeTempDirs, rewriteSnapshot, tempDir, withStore } from './sqljs-helpers';
 
 afterAll(removeTempDirs);
 
 /** seq, received and lrs_added of every statement, read from a fresh snapshot. */
 async function receivedColumns(storage: SqljsStorage): Promise<unknown[][]> {
   await storage.snapshot();
-  const db = new (await loadSqlJs()).Database(await readFile(path.join(storage.dataDir, SNAPSHOT_FILE)));
-  try {
-    return db.exec('SELECT received, lrs_added FROM statements ORDER BY seq')[0]?.values ?? [];
-  } finally {
-    db.close();
-  }
+  return receivedColumnsOf(storage.dataDir);
 }
 
 describe('statements as received in sql.js', () => {

@@ -7,6 +7,7 @@ import type { DefinitionCache } from './activities';
 import type { NameCache } from './explorer-names';
 import type { PendingIngestion } from './ingestion';
 import type { Sql } from './sql';
+import type { StatementEncoder } from './statement-codec';
 import type { TermIds } from './terms';
 
 interface StoreCounts {
@@ -30,6 +31,8 @@ export interface ApplyState {
   termIds: TermIds;
   /** The Explorer's names already kept (explorer-names.ts). */
   names: NameCache;
+  /** Encodes the statement column's compact form (statement-codec.ts), its buffers kept between rows. */
+  encoder: StatementEncoder;
 }
 
 /**

@@ -14,6 +14,7 @@ import { agentKey } from '../../xapi/agent-key';
 import type { Agent } from '../../xapi/statement-schema';
 import type { ApplyState } from './apply-state';
 import type { Row, Sql } from './sql';
+import { STATEMENT_AND_CONTEXT, receivedText, statementTextAt } from './statement-codec';
 import { deleteStatementRows, forgetName, unusedAttachments } from './statement-deletion';
 
 export interface EraseAgentsOp {
@@ -55,7 +56,7 @@ export function storeAgentKeys(sql: Sql, storeNum: number): Set<string> {
   // Where no column holds the key: rejected payloads, received copies, Test Bench launches.
   const texts = [
     ...sql.all('SELECT payload FROM rejections INDEXED BY rejections_store WHERE store_num = ?', [storeNum]),
-    ...sql.all('SELECT received FROM statements INDEXED BY statements_received WHERE store_num = ? AND received IS NOT NULL', [storeNum]),
+    ...receivedTexts(sql, storeNum).map(([, text]) => [text]),
     ...sql.all('SELECT actor FROM bench_launches WHERE store_num = ?', [storeNum]),
   ];
   for (const [text] of texts) {
@@ -66,6 +67,13 @@ export function storeAgentKeys(sql: Sql, storeNum: number): Set<string> {
     }
   }
   return keys;
+}
+
+/** The Store's statements kept as received: seq and the JSON text as received (statement-codec.ts). */
+function receivedTexts(sql: Sql, storeNum: number): Array<[number, string]> {
+  return sql
+    .all(`SELECT seq, received, ${STATEMENT_AND_CONTEXT} FROM statements INDEXED BY statements_received WHERE store_num = ? AND received IS NOT NULL`, [storeNum])
+    .map((row) => [row[0] as number, receivedText(row[1], statementTextAt(row, 2))!]);
 }
 
 /** What erasing `given` from the Store removes, and the record that removes it. */
@@ -85,10 +93,9 @@ export function planEraseAgents(state: ApplyState, storeNum: number, given: read
     )
     .map(([seq]) => seq as number);
   const erased = new Set(seqs);
-  const received = sql
-    .all('SELECT seq, received FROM statements INDEXED BY statements_received WHERE store_num = ? AND received IS NOT NULL', [storeNum])
-    .filter(([seq, text]) => !erased.has(seq as number) && jsonTextMentions(text as string, keys))
-    .map(([seq]) => seq as number);
+  const received = receivedTexts(sql, storeNum)
+    .filter(([seq, text]) => !erased.has(seq) && jsonTextMentions(text, keys))
+    .map(([seq]) => seq);
   // Only entries whose text holds a key's identifying words are read into JavaScript (SQLite's lower()
   // folds ASCII only, as does what the words are compared with here: JSON keeps addresses as sent).
   const mentions = keyList.map((key) => identifyingTexts(key).filter((n) => n !== ''));

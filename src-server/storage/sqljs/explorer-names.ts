@@ -15,6 +15,7 @@ import type { NameEntry } from '../explorer-names';
 import type { SqlValue } from 'sql.js';
 import type { NamedValue, NameQuery, WordsQuery } from '../storage';
 import type { Sql } from './sql';
+import { STATEMENT_AND_CONTEXT, statementTextAt } from './statement-codec';
 
 const NAME_TABLES = `
 CREATE TABLE explorer_names (
@@ -113,8 +114,8 @@ function fillNames(sql: Sql): void {
   for (const [storeNum] of sql.all('SELECT num FROM stores')) {
     const num = storeNum as number;
     const statementAt = (seq: unknown) => {
-      const row = typeof seq === 'number' ? sql.first('SELECT statement FROM statements WHERE seq = ?', [seq]) : undefined;
-      return row ? (JSON.parse(row[0] as string) as Record<string, unknown>) : null;
+      const row = typeof seq === 'number' ? sql.first(`SELECT ${STATEMENT_AND_CONTEXT} FROM statements WHERE seq = ?`, [seq]) : undefined;
+      return row ? (JSON.parse(statementTextAt(row, 0)) as Record<string, unknown>) : null;
     };
     // An agent's name: from the newest statement it is the actor or object of (a primary term).
     const agents = sql.all(

@@ -11,6 +11,7 @@ import { explorerRejectionQuery, explorerRowsBySeq, explorerStatementQuery, runQ
 import type { Row } from './sql';
 import { lrsAddedNames } from './received';
 import type { Sql } from './sql';
+import { receivedText } from './statement-codec';
 import { toStoredStatement } from './statement-reads';
 
 /** The statement half's rows: by one index walk, or merged across a filter's several values (explorer-merge.ts). */
@@ -36,6 +37,12 @@ function rejectionRows(sql: Sql, storeNum: number, query: ExplorerQuery, need: n
   return runQuery(sql, explorerRejectionQuery(storeNum, query, need));
 }
 
+/** The statement as received, when a row keeps a copy (the compact form, decoded against the stored text). */
+function receivedOf(column: unknown, storedJson: string): { received?: unknown; receivedJson?: string } {
+  const receivedJson = column === null ? null : receivedText(column, storedJson);
+  return receivedJson === null ? {} : { received: JSON.parse(receivedJson) as unknown, receivedJson };
+}
+
 /** One page; `limit` is checked by the caller. */
 export function searchExplorerRows(sql: Sql, storeNum: number, query: ExplorerQuery): ExplorerPage {
   const { limit } = query;
@@ -55,7 +62,7 @@ export function searchExplorerRows(sql: Sql, storeNum: number, query: ExplorerQu
           return s.statement;
         },
         storedJson: s.statementJson,
-        ...(typeof row[6] === 'string' ? { received: JSON.parse(row[6]) as unknown, receivedJson: row[6] } : {}),
+        ...receivedOf(row[6], s.statementJson),
         ...(row[7] === null ? {} : { lrsAdded: lrsAddedNames(row[7]) }),
         warnings: row[8] === null ? [] : (JSON.parse(row[8] as string) as ExplorerRecord['warnings']),
         error: null,

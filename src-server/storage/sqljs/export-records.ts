@@ -12,6 +12,7 @@ import { listApiKeyRows } from './api-keys';
 import { lrsAddedNames } from './received';
 import { REFUSAL_COLUMNS, SERVICE_WIDE, toStoredRefusal } from './refusals';
 import type { Sql } from './sql';
+import { receivedText, signatureText, statementText } from './statement-codec';
 import { findStoreRow } from './stores';
 
 const BATCH = 5_000;
@@ -69,10 +70,11 @@ function* statements(sql: Sql, storeNum: number, storeId: string, visibleSeq: nu
     }
     const out: PortableStatement[] = rows.map((row) => {
       const seq = row[0] as number;
+      const text = statementText(row[2], { statementId: row[1] as string, stored: row[4] as string, keyId: row[5] as string });
       const statement: PortableStatement = {
         statementId: row[1] as string,
-        statement: JSON.parse(row[2] as string) as Record<string, unknown>,
-        signature: row[3] as string,
+        statement: JSON.parse(text) as Record<string, unknown>,
+        signature: signatureText(row[3]),
         stored: row[4] as string,
         keyId: row[5] as string,
         verbId: row[6] as string,
@@ -82,7 +84,7 @@ function* statements(sql: Sql, storeNum: number, storeId: string, visibleSeq: nu
         targetStatementId: targets.get(seq) ?? null,
         terms: terms.get(seq) ?? [],
       };
-      if (row[10] !== null) statement.received = JSON.parse(row[10] as string);
+      if (row[10] !== null) statement.received = JSON.parse(receivedText(row[10], text)!);
       const lrsAdded = lrsAddedNames(row[11]);
       if (lrsAdded !== undefined) statement.lrsAdded = lrsAdded;
       if (row[12] !== null) statement.warnings = JSON.parse(row[12] as string) as PortableStatement['warnings'];

@@ -15,6 +15,7 @@ import type {
 import { settledRecord } from '../forwarders';
 import type { ApplyState } from './apply-state';
 import type { Row, Sql } from './sql';
+import { statementText } from './statement-codec';
 
 export type ForwarderOp =
   | { t: 'insertForwarder'; storeNum: number; record: ForwarderRecord }
@@ -141,13 +142,13 @@ export function applyForwarderOp(state: ApplyState, op: ForwarderOp): void {
 /** Statements of a Store by seq range, ascending, voided ones too, up to the visible seq. */
 export function readForwardableRows(sql: Sql, storeNum: number, range: { afterSeq: number; throughSeq: number; limit: number }): ForwardableStatement[] {
   return sql
-    .all('SELECT seq, statement_id, statement, stored, voided FROM statements WHERE store_num = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?', [
+    .all('SELECT seq, statement_id, statement, stored, voided, key_id FROM statements WHERE store_num = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?', [
       storeNum,
       range.afterSeq,
       range.throughSeq,
       range.limit,
     ])
-    .map((row) => ({ seq: row[0] as number, statementId: row[1] as string, statementJson: row[2] as string, stored: row[3] as string, voided: row[4] === 1 }));
+    .map((row) => ({ seq: row[0] as number, statementId: row[1] as string, statementJson: statementText(row[2], { statementId: row[1] as string, stored: row[3] as string, keyId: row[5] as string }), stored: row[3] as string, voided: row[4] === 1 }));
 }
 
 export function countForwardableRows(sql: Sql, storeNum: number, afterSeq: number, visibleSeq: number): number {

@@ -14,6 +14,7 @@
  */
 import type { DisplayNames, IngestionQuery, IngestionStats, RejectionRow, StatementRow } from '../storage';
 import type { Sql } from './sql';
+import { STATEMENT_AND_CONTEXT, STATEMENT_TEXT_SQL, statementTextAt } from './statement-codec';
 import { languageMap, objectActivityId } from '../statement-facts';
 
 const MINUTE_MS = 60_000;
@@ -41,9 +42,9 @@ CREATE INDEX ${name}_time ON ${name} (kind, period);`,
 INSERT INTO ${name} (store_num, kind, period, value, count)
 SELECT store_num, 'verb', stored_ms / ${unitMs}, verb_id, count(*) FROM statements GROUP BY 1, 3, 4;
 INSERT INTO ${name} (store_num, kind, period, value, count)
-SELECT store_num, 'activity', stored_ms / ${unitMs}, json_extract(statement, '$.object.id'), count(*) FROM statements
-WHERE coalesce(json_extract(statement, '$.object.objectType'), 'Activity') = 'Activity'
-  AND json_type(statement, '$.object.id') = 'text'
+SELECT store_num, 'activity', stored_ms / ${unitMs}, json_extract(${STATEMENT_TEXT_SQL}, '$.object.id'), count(*) FROM statements
+WHERE coalesce(json_extract(${STATEMENT_TEXT_SQL}, '$.object.objectType'), 'Activity') = 'Activity'
+  AND json_type(${STATEMENT_TEXT_SQL}, '$.object.id') = 'text'
 GROUP BY 1, 3, 4;`,
   };
 }
@@ -262,11 +263,11 @@ export function displayNameRows(sql: Sql, storeNums: number[], verbIds: string[]
   for (const verbId of verbIds) {
     for (const storeNum of storeNums) {
       const row = sql.first(
-        `SELECT json_extract(statement, '$.verb.display') FROM statements INDEXED BY statements_verb
+        `SELECT ${STATEMENT_AND_CONTEXT} FROM statements INDEXED BY statements_verb
           WHERE store_num = ? AND verb_id = ? AND seq <= ? ORDER BY seq DESC LIMIT 1`,
         [storeNum, verbId, visibleSeq],
       );
-      const display = row && typeof row[0] === 'string' ? languageMap(JSON.parse(row[0])) : null;
+      const display = row ? languageMap((JSON.parse(statementTextAt(row, 0)) as { verb?: { display?: unknown } }).verb?.display) : null;
       if (display) {
         names.verbs[verbId] = display;
         break;

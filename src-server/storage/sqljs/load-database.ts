@@ -23,6 +23,7 @@ import { ensureSchema } from './schema';
 import { finishSnapshotPages } from './snapshot-pages';
 import { PageSums, SnapshotDamagedError, describePages, readPageSums, writePageSums } from './snapshot-sums';
 import { Sql, sqlJsFileName } from './sql';
+import { StatementEncoder } from './statement-codec';
 import { TermIds } from './terms';
 
 const sqlJsByWasm = new Map<string, Promise<SqlJsStatic>>();
@@ -130,7 +131,7 @@ export async function loadDatabase(ctx: LoadContext): Promise<LoadedDatabase> {
       throw new Error(`cannot read ${snapshotPath}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
     const sums = actualSums && (await settleSnapshotSums(ctx, sql, snapshotPath, { actual: actualSums, onDisk, mismatch, journalSeq: meta.journalSeq }));
-    const state: ApplyState = { sql, storeNums: new Map(), counts: new Map(), lastSeq: meta.lastSeq, definitions: new DefinitionCache(), ingestion: new PendingIngestion(), termIds: new TermIds(), names: new NameCache() };
+    const state: ApplyState = { sql, storeNums: new Map(), counts: new Map(), lastSeq: meta.lastSeq, definitions: new DefinitionCache(), ingestion: new PendingIngestion(), termIds: new TermIds(), names: new NameCache(), encoder: new StatementEncoder() };
     loadCaches(state);
     const journal = await replayJournals(ctx, state, meta.journalSeq);
     return { state, changes, snapshotSeq: meta.journalSeq, snapshotExists, sums, ...journal };

@@ -19,6 +19,7 @@ import { ensureRefusalsTable } from './refusals';
 import { ensureImportJobsTable } from './import-jobs';
 import { ensureAuditTable } from './audit-log';
 import type { Sql } from './sql';
+import { registerStatementText } from './statement-codec';
 import { ensureStatementTargets } from './statement-targets';
 import { ensureStoreLimitsColumn } from './stores';
 import { ensureTermTables } from './terms';
@@ -123,7 +124,9 @@ export function ensureSchema(sql: Sql): Meta {
   if (meta.schemaVersion > SCHEMA_VERSION) {
     throw new Error(`the database has schema version ${meta.schemaVersion}; this release reads up to ${SCHEMA_VERSION}`);
   }
-  // Tables added after version 1, created when missing (IF NOT EXISTS), so older data directories open.
+  // Tables added after version 1, created when missing (IF NOT EXISTS), so older data directories open;
+  // some fill themselves from the statements' text (statement-codec.ts).
+  registerStatementText(sql);
   ensureDocumentSchema(sql);
   ensureActivitiesTable(sql);
   ensureStatementTargets(sql);

@@ -14,6 +14,7 @@ import type { Statement } from '../../xapi/statement-schema';
 import { indexWords } from '../explorer-names';
 import type { ApplyState } from './apply-state';
 import type { Sql } from './sql';
+import { STATEMENT_AND_CONTEXT, statementTextAt } from './statement-codec';
 
 /**
  * The attachment payloads of the statements `seqs` that no other statement of the Store declares:
@@ -23,7 +24,8 @@ import type { Sql } from './sql';
 export function unusedAttachments(sql: Sql, storeNum: number, seqs: readonly number[]): string[] {
   const shas = new Set<string>();
   for (const seq of seqs) {
-    const row = sql.first("SELECT statement FROM statements WHERE seq = ? AND store_num = ? AND instr(statement, '\"attachments\"') > 0", [seq, storeNum]);
+    // Only TEXT rows declare attachments (statement-codec.ts, statementColumn).
+    const row = sql.first("SELECT statement FROM statements WHERE seq = ? AND store_num = ? AND typeof(statement) = 'text' AND instr(statement, '\"attachments\"') > 0", [seq, storeNum]);
     if (row) for (const sha of attachmentShas(JSON.parse(row[0] as string) as Record<string, unknown>)) shas.add(sha);
   }
   if (shas.size === 0) return [];
@@ -32,7 +34,7 @@ export function unusedAttachments(sql: Sql, storeNum: number, seqs: readonly num
     .filter((sha) => sql.first('SELECT 1 FROM attachments WHERE store_num = ? AND sha2 = ?', [storeNum, sha]) !== undefined)
     .filter(
       (sha) =>
-        sql.first('SELECT 1 FROM statements WHERE store_num = ? AND seq NOT IN (SELECT value FROM json_each(?)) AND instr(statement, ?) > 0 LIMIT 1', [
+        sql.first("SELECT 1 FROM statements WHERE store_num = ? AND seq NOT IN (SELECT value FROM json_each(?)) AND typeof(statement) = 'text' AND instr(statement, ?) > 0 LIMIT 1", [
           storeNum,
           deleting,
           sha,
@@ -72,10 +74,10 @@ export function deleteStatementRows(state: ApplyState, storeNum: number, seqs: r
   const verbs = new Set<string>();
   let deleted = 0;
   for (const seq of seqs) {
-    const row = sql.first('SELECT statement, verb_id FROM statements WHERE seq = ? AND store_num = ?', [seq, storeNum]);
+    const row = sql.first(`SELECT verb_id, ${STATEMENT_AND_CONTEXT} FROM statements WHERE seq = ? AND store_num = ?`, [seq, storeNum]);
     if (!row) continue;
     // Postings are keyed by term: the statement's terms are those its text gives (xapi/index-terms.ts).
-    for (const term of extractIndexTerms(JSON.parse(row[0] as string) as Statement).terms) {
+    for (const term of extractIndexTerms(JSON.parse(statementTextAt(row, 1)) as Statement).terms) {
       const id = idOf(term.kind, term.value);
       if (id === null) continue;
       sql.run('DELETE FROM term_postings WHERE term = ? AND seq = ?', [id, seq]);
@@ -83,7 +85,7 @@ export function deleteStatementRows(state: ApplyState, storeNum: number, seqs: r
     }
     sql.run('DELETE FROM statement_targets WHERE store_num = ? AND seq = ?', [storeNum, seq]);
     sql.run('DELETE FROM statements WHERE seq = ?', [seq]);
-    verbs.add(row[1] as string);
+    verbs.add(row[0] as string);
     deleted++;
   }
   for (const [id, term] of terms) {

@@ -6,6 +6,7 @@ import { LazyStoredStatement } from '../row-values';
 import type { StatementPage, StatementQuery, StoredStatement } from '../storage';
 import { STATEMENT_COLUMNS, runQuery, statementQuery } from './queries';
 import type { Row, Sql } from './sql';
+import { statementText } from './statement-codec';
 import { hasTargetableFilter, hasTargetingStatements, targetingStatementQuery } from './statement-targets';
 
 export function findStatementRow(sql: Sql, storeNum: number, statementId: string): StoredStatement | null {
@@ -53,5 +54,6 @@ export function findAttachmentRows(
 
 /** A row in STATEMENT_COLUMNS order. */
 export function toStoredStatement(row: Row): StoredStatement {
-  return new LazyStoredStatement(row[0] as number, row[1] as string, row[2] as string, row[3] as string, row[4] === 1, row[5] as string);
+  const [seq, statementId, , stored, voided, keyId] = row as [number, string, unknown, string, number, string];
+  return new LazyStoredStatement(seq, statementId, statementText(row[2], { statementId, stored, keyId }), stored, voided === 1, keyId);
 }

@@ -18,6 +18,7 @@ import type { StatementQuery } from '../storage';
 import { STATEMENT_COLUMNS, hasTermCondition, statementTermFilters, storedTimeConditions } from './queries';
 import type { BuiltQuery } from './queries';
 import type { Sql } from './sql';
+import { STATEMENT_TEXT_SQL } from './statement-codec';
 
 /** How many StatementRef hops a filter follows; chains are short in practice, cycles are possible. */
 const MAX_TARGET_DEPTH = 16;
@@ -41,9 +42,9 @@ export function ensureStatementTargets(sql: Sql): void {
   sql.db.exec(TABLE);
   sql.db.exec(`
     INSERT INTO statement_targets (store_num, seq, target_id)
-    SELECT store_num, seq, lower(json_extract(statement, '$.object.id')) FROM statements
-    WHERE json_extract(statement, '$.object.objectType') = 'StatementRef'
-      AND json_type(statement, '$.object.id') = 'text'`);
+    SELECT store_num, seq, lower(json_extract(${STATEMENT_TEXT_SQL}, '$.object.id')) FROM statements
+    WHERE json_extract(${STATEMENT_TEXT_SQL}, '$.object.objectType') = 'StatementRef'
+      AND json_type(${STATEMENT_TEXT_SQL}, '$.object.id') = 'text'`);
 }
 
 /**

@@ -13,7 +13,7 @@ import { toMs } from './apply-state';
 import type { ApplyState } from './apply-state';
 import { keepStatementNames } from './explorer-names';
 import { receivedColumns } from './received';
-import { utf8 } from './sql';
+import { receivedColumn, signatureColumn, signatureText, statementColumn } from './statement-codec';
 import type { Sql } from './sql';
 import { insertStatementTarget, targetOf } from './statement-targets';
 import { insertPostings } from './terms';
@@ -67,10 +67,7 @@ export function planInsertStatements(
   for (const [index, row] of rows.entries()) {
     const existing =
       inBatch.get(row.statementId) ??
-      (state.sql.first('SELECT signature FROM statements WHERE store_num = ? AND statement_id = ?', [
-        storeNum,
-        row.statementId,
-      ])?.[0] as string | undefined);
+      storedSignature(state, storeNum, row.statementId);
     if (existing !== undefined) {
       if (existing !== row.signature) return { result: { ok: false, conflict: { index, statementId: row.statementId } }, op: null };
       unchanged.push(row.statementId);
@@ -120,16 +117,19 @@ export function applyInsertStatements(state: ApplyState, op: InsertStatementsOp)
       ? 1
       : 0;
     const [received, lrsAdded] = receivedColumns(row);
+    const text = statementTexts?.[index] ?? JSON.stringify(row.statement);
+    const bytes = Buffer.from(text, 'utf8');
     sql.run(
       `INSERT INTO statements (seq, store_num, statement_id, statement, signature, stored, stored_ms, key_id, verb_id,
          registration, voided, voids_statement_id, received, lrs_added, warnings)
-       VALUES (?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         row.seq,
         storeNum,
         row.statementId,
-        utf8(statementTexts?.[index] ?? JSON.stringify(row.statement)),
-        row.signature,
+        // The compact forms (statement-codec.ts): reads decode them to the same text.
+        statementColumn(state.encoder, text, bytes, row),
+        signatureColumn(row.signature),
         row.stored,
         toMs(row.stored),
         row.keyId,
@@ -137,7 +137,7 @@ export function applyInsertStatements(state: ApplyState, op: InsertStatementsOp)
         row.registration,
         voided,
         row.voidsStatementId,
-        utf8(received),
+        receivedColumn(state.encoder, received, bytes),
         lrsAdded,
         row.warnings?.length ? JSON.stringify(row.warnings) : null,
       ],
@@ -168,6 +168,12 @@ export function applyInsertStatements(state: ApplyState, op: InsertStatementsOp)
   keepStatementNames(sql, state.names, storeNum, rows);
   // Console ingestion statistics (ingestion.ts): counted from this record, written in groups.
   state.ingestion.addStatements(storeNum, rows);
+}
+
+/** The signature of the Store's statement with this id, if it has one. */
+function storedSignature(state: ApplyState, storeNum: number, statementId: string): string | undefined {
+  const row = state.sql.first('SELECT signature FROM statements WHERE store_num = ? AND statement_id = ?', [storeNum, statementId]);
+  return row ? signatureText(row[0]) : undefined;
 }
 
 function toOpRow(row: StatementRow, seq: number): StatementOpRow {
