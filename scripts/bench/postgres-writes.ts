@@ -1,0 +1,92 @@
+/**
+ * `tsx scripts/bench/postgres-writes.ts --database-url postgres://… [--statements N]`
+ *
+ * The whole statement write path without HTTP (recordStatements) on PostgreSQL, as write-costs.ts
+ * measures it on the embedded database: single statements from 10 writers at once, and batches of
+ * 100 from 10 writers at once, into a fresh database on the server the URL names (its user needs
+ * CREATEDB; the database is dropped after). Per statement: the service's CPU (this process),
+ * PostgreSQL's CPU (that server's processes, read from /proc, when it runs on this machine), and
+ * the queries sent (round trips).
+ */
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { LiveEventBus } from '../../src-server/admin/live-events';
+import { recordStatements, type StatementWriteContext } from '../../src-server/lrs/statement-writes';
+import { StoredClock } from '../../src-server/lrs/stored-clock';
+import { openPostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
+import { postmasterPid, serverCpuMicros } from './postgres-cpu';
+import { statementGenerator } from './statements';
+import { PUBLIC_URL, benchStoreAndKey } from './write-context';
+
+const { values: args } = parseArgs({ options: { 'database-url': { type: 'string' }, statements: { type: 'string', default: '3000' } } });
+const serverUrl = args['database-url'];
+if (!serverUrl) throw new Error('--database-url postgres://… is required');
+const total = Number(args.statements);
+const WRITERS = 10;
+
+// Every query any client of this process sends, counted (the pool's and the storage's own connections).
+let queries = 0;
+const query = pg.Client.prototype.query;
+pg.Client.prototype.query = function counted(this: pg.Client, ...rest: unknown[]) {
+  queries++;
+  return (query as (...a: unknown[]) => unknown).apply(this, rest);
+} as typeof query;
+
+const name = `lore_writes_${Date.now().toString(36)}`;
+const admin = new pg.Client({ connectionString: serverUrl });
+await admin.connect();
+await admin.query(`CREATE DATABASE ${name}`);
+const url = new URL(serverUrl);
+url.pathname = `/${name}`;
+const postmaster = await postmasterPid(serverUrl);
+const storage = await openPostgresStorage({ url: url.toString() });
+try {
+  const { store, key } = benchStoreAndKey('writes');
+  await storage.insertStore(store);
+  await storage.insertApiKey(key);
+  const clock = new StoredClock();
+  storage.useStampFloor(() => clock.floorMs());
+  const ctx: StatementWriteContext = { storage, store, key, version: '1.0.3', clock, publicUrl: PUBLIC_URL, events: new LiveEventBus(storage) };
+  const generator = statementGenerator(7);
+
+  /** `count` statements in requests of `size`, from WRITERS writers at once. */
+  const run = async (count: number, size: number) => {
+    const bodies = Array.from({ length: Math.ceil(count / size) }, () => Array.from({ length: size }, () => generator.next()));
+    const queries0 = queries;
+    const cpu0 = process.cpuUsage();
+    const pg0 = postmaster === null ? 0 : serverCpuMicros(postmaster);
+    const t0 = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: WRITERS }, async () => {
+        while (next < bodies.length) {
+          const body = bodies[next++]!;
+          const outcome = await recordStatements(ctx, size === 1 ? body[0] : body);
+          if (!outcome.ok) throw new Error(JSON.stringify(outcome.failure));
+        }
+      }),
+    );
+    const seconds = (performance.now() - t0) / 1000;
+    const cpu = process.cpuUsage(cpu0);
+    const statements = bodies.length * size;
+    return {
+      perSecond: statements / seconds,
+      nodeUs: (cpu.user + cpu.system) / statements,
+      postgresUs: postmaster === null ? null : (serverCpuMicros(postmaster) - pg0) / statements,
+      queries: (queries - queries0) / statements,
+    };
+  };
+  await run(2000, 100); // a Store that is not empty, and a warm JIT
+  await run(500, 1);
+  const line = (label: string, r: Awaited<ReturnType<typeof run>>) =>
+    console.log(
+      `  ${label.padEnd(26)} ${r.perSecond.toFixed(0).padStart(7)} statements/s   Node ${r.nodeUs.toFixed(0).padStart(5)} µs   PostgreSQL ${r.postgresUs === null ? '    -' : r.postgresUs.toFixed(0).padStart(5)} µs   ${r.queries.toFixed(2)} queries`,
+    );
+  console.log(`recordStatements on PostgreSQL, ${WRITERS} writers at once, per statement (CPU, queries sent):`);
+  line('single statements', await run(total, 1));
+  line('batches of 100', await run(total * 10, 100));
+} finally {
+  await storage.close();
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.end();
+}
