@@ -45,3 +45,25 @@ export function serverCpuMicros(postmaster: number): number {
   }
   return total;
 }
+
+/**
+ * The same CPU by kind of process: `connections` (the backends serving clients), each background
+ * process by its title (`walwriter`, `checkpointer`, `autovacuum worker`…), and `ended` (the
+ * postmaster with the processes that ended, the kernel adds their CPU to it).
+ */
+export function serverCpuByKind(postmaster: number): Map<string, number> {
+  const kinds = new Map<string, number>([['ended', cpuMicros(postmaster) ?? 0]]);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === postmaster || parentOf(Number(entry)) !== postmaster) continue;
+    let title = '';
+    try {
+      title = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+    } catch {
+      continue;
+    }
+    // "postgres: walwriter", "postgres: autovacuum worker lore", "postgres: lore lore_db 127.0.0.1(5432) idle"
+    const kind = /^postgres: (walwriter|checkpointer|background writer|autovacuum launcher|autovacuum worker|logical replication launcher|io worker|walsummarizer)/.exec(title)?.[1] ?? 'connections';
+    kinds.set(kind, (kinds.get(kind) ?? 0) + (cpuMicros(Number(entry)) ?? 0));
+  }
+  return kinds;
+}

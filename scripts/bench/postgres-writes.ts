@@ -14,7 +14,7 @@ import { LiveEventBus } from '../../src-server/admin/live-events';
 import { recordStatements, type StatementWriteContext } from '../../src-server/lrs/statement-writes';
 import { StoredClock } from '../../src-server/lrs/stored-clock';
 import { openPostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
-import { postmasterPid, serverCpuMicros } from './postgres-cpu';
+import { postmasterPid, serverCpuByKind } from './postgres-cpu';
 import { statementGenerator } from './statements';
 import { PUBLIC_URL, benchStoreAndKey } from './write-context';
 
@@ -54,7 +54,7 @@ try {
     const bodies = Array.from({ length: Math.ceil(count / size) }, () => Array.from({ length: size }, () => generator.next()));
     const queries0 = queries;
     const cpu0 = process.cpuUsage();
-    const pg0 = postmaster === null ? 0 : serverCpuMicros(postmaster);
+    const pg0 = postmaster === null ? new Map<string, number>() : serverCpuByKind(postmaster);
     const t0 = performance.now();
     let next = 0;
     await Promise.all(
@@ -69,10 +69,13 @@ try {
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
     const statements = bodies.length * size;
+    const pg1 = postmaster === null ? new Map<string, number>() : serverCpuByKind(postmaster);
+    const byKind = [...pg1].map(([kind, us]) => [kind, (us - (pg0.get(kind) ?? 0)) / statements] as const).filter(([, us]) => us >= 1);
     return {
       perSecond: statements / seconds,
       nodeUs: (cpu.user + cpu.system) / statements,
-      postgresUs: postmaster === null ? null : (serverCpuMicros(postmaster) - pg0) / statements,
+      postgresUs: postmaster === null ? null : byKind.reduce((sum, [, us]) => sum + us, 0),
+      byKind,
       queries: (queries - queries0) / statements,
     };
   };
@@ -80,7 +83,8 @@ try {
   await run(500, 1);
   const line = (label: string, r: Awaited<ReturnType<typeof run>>) =>
     console.log(
-      `  ${label.padEnd(26)} ${r.perSecond.toFixed(0).padStart(7)} statements/s   Node ${r.nodeUs.toFixed(0).padStart(5)} µs   PostgreSQL ${r.postgresUs === null ? '    -' : r.postgresUs.toFixed(0).padStart(5)} µs   ${r.queries.toFixed(2)} queries`,
+      `  ${label.padEnd(26)} ${r.perSecond.toFixed(0).padStart(7)} statements/s   Node ${r.nodeUs.toFixed(0).padStart(5)} µs   PostgreSQL ${r.postgresUs === null ? '    -' : r.postgresUs.toFixed(0).padStart(5)} µs ` +
+        `(${r.byKind.map(([kind, us]) => `${kind} ${us.toFixed(0)}`).join(', ')})   ${r.queries.toFixed(2)} queries`,
     );
   console.log(`recordStatements on PostgreSQL, ${WRITERS} writers at once, per statement (CPU, queries sent):`);
   line('single statements', await run(total, 1));

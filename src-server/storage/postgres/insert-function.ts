@@ -13,8 +13,10 @@
  * 3. the leases and seqs (record-seq.ts), the rows, the voiding, the index terms and postings,
  *    the new Activity definitions and Explorer names, the console's counts, the notification.
  *
- * A race lost after the checks (another writer inserted the same id, Activity or name meanwhile)
- * raises serialization_failure: the call is run again and answers `exists` or `stale` then.
+ * Two writers of the same new learner or Activity: the second waits for the first's commit; the
+ * same name or definition is then no change. A race lost after the checks otherwise (the same id,
+ * another name or definition) raises: serialization_failure (the id) is run again and answers
+ * `exists`; LR001 (a name or definition) is answered as `stale`, nothing written.
  *
  * A migration's text: never edited once released; a change is a new migration (CREATE OR REPLACE).
  */
@@ -34,11 +36,16 @@ CREATE OR REPLACE FUNCTION lore_insert_statements(
   p_top_units text[], p_top_kinds text[], p_top_periods bigint[], p_top_values text[], p_top_counts integer[],
   p_notice text,
   OUT status text, OUT seqs bigint[]
-) LANGUAGE plpgsql AS $fn$
+) LANGUAGE plpgsql
+-- Planned once per connection: every statement here walks a primary key or unique index whatever the
+-- batch's size, so a plan made for each call's arrays would only cost its planning.
+SET plan_cache_mode = force_generic_plan
+AS $fn$
 DECLARE
   v_num integer;
   v_count integer;
   v_n integer := cardinality(p_ids);
+  v_term_ids bigint[];
 BEGIN
   SELECT num INTO v_num FROM stores WHERE id = p_store_id FOR SHARE;
   IF v_num IS NULL THEN status := 'no_store'; RETURN; END IF;
@@ -57,13 +64,15 @@ BEGIN
         ON e.store_num = v_num AND e.kind = k.kind AND e.value = k.value AND e.name = k.name AND e.search = k.search;
     IF v_count <> cardinality(p_known_kinds) THEN status := 'stale'; RETURN; END IF;
   END IF;
-  IF cardinality(p_new_activities) > 0
-     AND EXISTS (SELECT 1 FROM activities WHERE store_num = v_num AND activity_id = ANY (p_new_activities)) THEN
+  -- A new definition or name another writer kept meanwhile: the same one is no change; another is.
+  IF cardinality(p_new_activities) > 0 AND EXISTS (
+       SELECT 1 FROM activities AS a JOIN unnest(p_new_activities, p_new_definitions) AS k(id, definition)
+         ON a.store_num = v_num AND a.activity_id = k.id WHERE a.definition <> k.definition) THEN
     status := 'stale'; RETURN;
   END IF;
   IF cardinality(p_name_kinds) > 0 AND EXISTS (
-       SELECT 1 FROM explorer_names AS e JOIN unnest(p_name_kinds, p_name_values) AS k(kind, value)
-         ON e.store_num = v_num AND e.kind = k.kind AND e.value = k.value) THEN
+       SELECT 1 FROM explorer_names AS e JOIN unnest(p_name_kinds, p_name_values, p_name_names, p_name_searches) AS k(kind, value, name, search)
+         ON e.store_num = v_num AND e.kind = k.kind AND e.value = k.value WHERE e.name <> k.name OR e.search <> k.search) THEN
     status := 'stale'; RETURN;
   END IF;
 
@@ -94,31 +103,36 @@ BEGIN
     INSERT INTO terms (store_num, kind, value)
     SELECT v_num, t.kind, t.value FROM unnest(p_term_kinds, p_term_values) WITH ORDINALITY AS t(kind, value, n)
     ORDER BY t.n ON CONFLICT (store_num, kind, value) DO NOTHING;
-    INSERT INTO term_postings (store_num, term, seq, is_primary)
-    SELECT v_num, terms.id, seqs[p.row], p.is_primary
-      FROM unnest(p_post_terms, p_post_rows, p_post_primary) AS p(term, row, is_primary)
-      JOIN unnest(p_term_kinds, p_term_values) WITH ORDINALITY AS t(kind, value, n) ON t.n = p.term
+    -- The terms' ids in the order of the arrays; each posting names its term by position.
+    SELECT array_agg(terms.id ORDER BY t.n) INTO v_term_ids
+      FROM unnest(p_term_kinds, p_term_values) WITH ORDINALITY AS t(kind, value, n)
       JOIN terms ON terms.store_num = v_num AND terms.kind = t.kind AND terms.value = t.value;
-    GET DIAGNOSTICS v_count = ROW_COUNT;
-    IF v_count <> cardinality(p_post_terms) THEN
+    IF coalesce(cardinality(v_term_ids), 0) <> cardinality(p_term_kinds) THEN
       RAISE EXCEPTION 'an index term of the batch is not visible yet' USING ERRCODE = 'serialization_failure';
     END IF;
+    INSERT INTO term_postings (store_num, term, seq, is_primary)
+    SELECT v_num, v_term_ids[p.term], seqs[p.row], p.is_primary
+      FROM unnest(p_post_terms, p_post_rows, p_post_primary) AS p(term, row, is_primary);
   END IF;
 
   IF cardinality(p_new_activities) > 0 THEN
     INSERT INTO activities (store_num, activity_id, definition, updated)
     SELECT v_num, * FROM unnest(p_new_activities, p_new_definitions, p_new_updated) ON CONFLICT DO NOTHING;
     GET DIAGNOSTICS v_count = ROW_COUNT;
-    IF v_count <> cardinality(p_new_activities) THEN
-      RAISE EXCEPTION 'an Activity definition was stored meanwhile by another write' USING ERRCODE = 'serialization_failure';
+    IF v_count <> cardinality(p_new_activities) AND EXISTS (
+         SELECT 1 FROM activities AS a JOIN unnest(p_new_activities, p_new_definitions) AS k(id, definition)
+           ON a.store_num = v_num AND a.activity_id = k.id WHERE a.definition <> k.definition) THEN
+      RAISE EXCEPTION 'an Activity definition was stored meanwhile by another write' USING ERRCODE = 'LR001';
     END IF;
   END IF;
   IF cardinality(p_name_kinds) > 0 THEN
     INSERT INTO explorer_names (store_num, kind, value, name, search)
     SELECT v_num, * FROM unnest(p_name_kinds, p_name_values, p_name_names, p_name_searches) ON CONFLICT DO NOTHING;
     GET DIAGNOSTICS v_count = ROW_COUNT;
-    IF v_count <> cardinality(p_name_kinds) THEN
-      RAISE EXCEPTION 'an Explorer name was stored meanwhile by another write' USING ERRCODE = 'serialization_failure';
+    IF v_count <> cardinality(p_name_kinds) AND EXISTS (
+         SELECT 1 FROM explorer_names AS e JOIN unnest(p_name_kinds, p_name_values, p_name_names, p_name_searches) AS k(kind, value, name, search)
+           ON e.store_num = v_num AND e.kind = k.kind AND e.value = k.value WHERE e.name <> k.name OR e.search <> k.search) THEN
+      RAISE EXCEPTION 'an Explorer name was stored meanwhile by another write' USING ERRCODE = 'LR001';
     END IF;
     INSERT INTO explorer_name_words (store_num, kind, word, value, search)
     SELECT v_num, * FROM unnest(p_word_kinds, p_word_words, p_word_values, p_word_searches) ON CONFLICT DO NOTHING;

@@ -354,7 +354,7 @@ export class PostgresStorage implements Storage {
     this.watermark.assertHeld();
     // New statements in one round trip (statement-fast-writes.ts); the rest, and any doubt, below.
     for (let attempt = 1; attempt <= FAST_WRITE_ATTEMPTS; attempt++) {
-      const fast = await this.fastWrites.insert(storeId, rows);
+      const fast = await this.fastWrites.insert(storeId, rows, attempt > 1);
       if (fast === null) break;
       if (fast !== 'again') return fast.result;
     }

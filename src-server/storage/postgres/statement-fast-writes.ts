@@ -9,7 +9,8 @@
  * Deciding "unchanged" needs the kept definitions and names: taken from what this process last
  * saw of them (known-rows.ts) and checked by the function against the rows (without a lock, as
  * the general path compares before it locks: a write that changes nothing is ordered before a
- * concurrent one that changes them); those it has not seen are read first, in one query.
+ * concurrent one that changes them); those it has not seen are taken as new on a first try (a
+ * kept one found equal is no change) and read first, in one query, on the next.
  */
 import { mergeDefinition } from '../activity-merge';
 import { activityNameEntry, indexWords, latestNameEntries, searchText } from '../explorer-names';
@@ -38,6 +39,9 @@ interface Unseen {
   names: Array<readonly [string, string]>;
 }
 
+/** The SQLSTATE lore_insert_statements raises for a name or definition kept meanwhile by another writer. */
+const STALE_AFTER_CHECKS = 'LR001';
+
 const nameValue = (name: string, search: string) => `${name}\u0000${search}`;
 
 export class StatementFastWrites {
@@ -50,12 +54,14 @@ export class StatementFastWrites {
   ) {}
 
   /**
-   * Writes `rows` when they are a plain insert. Nothing is written when it answers `again` (a kept
+   * Writes `rows` when they are a plain insert. A definition or name this process has not seen is
+   * taken as new, unless `readUnseen` (a second try): then it is read first. Nothing is written
+   * when it answers `again` (a kept
    * definition or name it took as unchanged or absent was not: another writer's, usually a new
    * learner or Activity in two batches at once; try again, reading them) or null (the general path
    * must write them; a missing Store too: the general path reports it).
    */
-  async insert(storeId: string, rows: StatementRow[]): Promise<{ result: InsertStatementsResult; seqs: number[]; voided: string[] } | 'again' | null> {
+  async insert(storeId: string, rows: StatementRow[], readUnseen: boolean): Promise<{ result: InsertStatementsResult; seqs: number[]; voided: string[] } | 'again' | null> {
     if (rows.length === 0 || rows.some((row) => row.attachments?.length)) return null;
     if (new Set(rows.map((row) => row.statementId)).size !== rows.length) return null;
 
@@ -66,7 +72,8 @@ export class StatementFastWrites {
     // No wait before the write when every one is known: it takes its seq in the order it was called.
     const unseen = this.unseen(storeId, activityIds, nameKeys);
     const kept = unseen.kept;
-    if (unseen.activities.length > 0 || unseen.names.length > 0) await this.readKept(storeId, unseen);
+    // Not seen yet: taken as new (the function finds an equal kept one no change, another one stale), or read first.
+    if (readUnseen && (unseen.activities.length > 0 || unseen.names.length > 0)) await this.readKept(storeId, unseen);
 
     // Activity definitions: a new one is inserted; one that changes a kept one goes the general way.
     const current = new Map<string, { json: string | null; definition: Record<string, unknown> }>();
@@ -150,11 +157,13 @@ export class StatementFastWrites {
         counts.top.map((t) => t.count),
         notice,
       ];
-    const [outcome] = await this.db.statement<Outcome>(
-      `SELECT status, seqs FROM lore_insert_statements(${values.map((_, i) => `$${i + 1}`).join(', ')})`,
-      values,
-      this.beforeCommit,
-    );
+    const [outcome] = await this.db
+      .statement<Outcome>(`SELECT status, seqs FROM lore_insert_statements(${values.map((_, i) => `$${i + 1}`).join(', ')})`, values, this.beforeCommit)
+      .catch((err: unknown) => {
+        // Another writer kept a different name or definition after the checks (insert-function.ts).
+        if ((err as { code?: unknown }).code === STALE_AFTER_CHECKS) return [{ status: 'stale', seqs: null } satisfies Outcome];
+        throw err;
+      });
     if (!outcome || outcome.status !== 'ok') {
       // What this process took as kept may be wrong: read it again next time.
       this.known.forget([...activityIds.map((id) => KnownRows.activityKey(storeId, id)), ...nameKeys.map(([kind, value]) => KnownRows.nameKey(storeId, kind, value))]);
