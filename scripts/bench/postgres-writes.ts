@@ -18,7 +18,9 @@ import { postmasterPid, serverCpuByKind } from './postgres-cpu';
 import { statementGenerator } from './statements';
 import { PUBLIC_URL, benchStoreAndKey } from './write-context';
 
-const { values: args } = parseArgs({ options: { 'database-url': { type: 'string' }, statements: { type: 'string', default: '3000' } } });
+const { values: args } = parseArgs({
+  options: { 'database-url': { type: 'string' }, statements: { type: 'string', default: '3000' }, processes: { type: 'string', default: '1' } },
+});
 const serverUrl = args['database-url'];
 if (!serverUrl) throw new Error('--database-url postgres://… is required');
 const total = Number(args.statements);
@@ -39,14 +41,18 @@ await admin.query(`CREATE DATABASE ${name}`);
 const url = new URL(serverUrl);
 url.pathname = `/${name}`;
 const postmaster = await postmasterPid(serverUrl);
-const storage = await openPostgresStorage({ url: url.toString() });
+// `--processes 2`: two storages on the database, as two service processes have (pool, change feed, watermark each).
+const storages = await Promise.all(Array.from({ length: Number(args.processes) }, () => openPostgresStorage({ url: url.toString() })));
+const storage = storages[0]!;
 try {
   const { store, key } = benchStoreAndKey('writes');
   await storage.insertStore(store);
   await storage.insertApiKey(key);
-  const clock = new StoredClock();
-  storage.useStampFloor(() => clock.floorMs());
-  const ctx: StatementWriteContext = { storage, store, key, version: '1.0.3', clock, publicUrl: PUBLIC_URL, events: new LiveEventBus(storage) };
+  const contexts: StatementWriteContext[] = storages.map((each) => {
+    const clock = new StoredClock();
+    each.useStampFloor(() => clock.floorMs());
+    return { storage: each, store, key, version: '1.0.3', clock, publicUrl: PUBLIC_URL, events: new LiveEventBus(each) };
+  });
   const generator = statementGenerator(7);
 
   /** `count` statements in requests of `size`, from WRITERS writers at once. */
@@ -58,10 +64,10 @@ try {
     const t0 = performance.now();
     let next = 0;
     await Promise.all(
-      Array.from({ length: WRITERS }, async () => {
+      Array.from({ length: WRITERS }, async (_, writer) => {
         while (next < bodies.length) {
           const body = bodies[next++]!;
-          const outcome = await recordStatements(ctx, size === 1 ? body[0] : body);
+          const outcome = await recordStatements(contexts[writer % contexts.length]!, size === 1 ? body[0] : body);
           if (!outcome.ok) throw new Error(JSON.stringify(outcome.failure));
         }
       }),
@@ -86,11 +92,11 @@ try {
       `  ${label.padEnd(26)} ${r.perSecond.toFixed(0).padStart(7)} statements/s   Node ${r.nodeUs.toFixed(0).padStart(5)} µs   PostgreSQL ${r.postgresUs === null ? '    -' : r.postgresUs.toFixed(0).padStart(5)} µs ` +
         `(${r.byKind.map(([kind, us]) => `${kind} ${us.toFixed(0)}`).join(', ')})   ${r.queries.toFixed(2)} queries`,
     );
-  console.log(`recordStatements on PostgreSQL, ${WRITERS} writers at once, per statement (CPU, queries sent):`);
+  console.log(`recordStatements on PostgreSQL, ${WRITERS} writers at once over ${storages.length} storage(s), per statement (CPU, queries sent):`);
   line('single statements', await run(total, 1));
   line('batches of 100', await run(total * 10, 100));
 } finally {
-  await storage.close();
+  for (const each of storages) await each.close();
   await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   await admin.end();
 }
