@@ -6,16 +6,17 @@
  * baseline and the embedded database measured in the same run. For each: requests and
  * statements per second, latency, the ratio to the baseline, and CPU time per request in the
  * service processes (Node) and in PostgreSQL's processes (when the server runs on this machine:
- * the CPU of every `postgres` process is read from /proc before and after each run).
+ * the CPU of that server's processes is read from /proc before and after each run, postgres-cpu.ts).
  *
  * Each configuration gets a database of its own, created and dropped on the server the URL names
  * (its user needs CREATEDB). Results go to bench-results/<timestamp>-postgres.json too.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { cpuMicros, runLoad, type LoadResult } from './load';
+import { postmasterPid, serverCpuMicros } from './postgres-cpu';
 import { ADMIN_TOKEN, ROOT, startBaselineProcess, startServiceProcess, type Child } from './processes';
 import { scenarios, type Scenario, type StoreContext } from './scenarios';
 import { statementGenerator } from './statements';
@@ -28,10 +29,11 @@ export interface PostgresBenchOptions {
   log: (message: string) => void;
 }
 
-interface Measured {
+export interface Measured {
   requestsPerSec: number;
   statementsPerSec: number | null;
   p50: number;
+  p95: number;
   p99: number;
   non2xx: number;
   /** Service CPU (all processes) per request, µs. */
@@ -49,22 +51,7 @@ interface Row {
   ratio: number | null;
 }
 
-const SLUG = 'bench';
-
-/** CPU time of every process named `postgres` on this machine, µs (0 when there is none). */
-function postgresCpuMicros(): number {
-  let total = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
-      total += cpuMicros(Number(entry)) ?? 0;
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return total;
-}
+export const SLUG = 'bench';
 
 async function withDatabase<T>(serverUrl: string, name: string, work: (url: string) => Promise<T>): Promise<T> {
   const admin = new pg.Client({ connectionString: serverUrl });
@@ -86,7 +73,7 @@ async function withDatabase<T>(serverUrl: string, name: string, work: (url: stri
   }
 }
 
-async function createStore(url: string): Promise<StoreContext> {
+export async function createStore(url: string): Promise<StoreContext> {
   const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
   const store = await fetch(`${url}/admin/api/stores`, { method: 'POST', headers, body: JSON.stringify({ slug: SLUG, name: 'Benchmark', environment: 'test' }) });
   if (!store.ok) throw new Error(`create the Store: ${store.status} ${await store.text()}`);
@@ -96,7 +83,7 @@ async function createStore(url: string): Promise<StoreContext> {
 }
 
 /** Batches of 1000, spread over the processes; keeps a sample of ids for GET by id. */
-async function preload(urls: string[], ctx: StoreContext, count: number, seed: number): Promise<void> {
+export async function preload(urls: string[], ctx: StoreContext, count: number, seed: number): Promise<void> {
   const generator = statementGenerator(seed);
   let sent = 0;
   const worker = async (i: number) => {
@@ -117,14 +104,15 @@ async function preload(urls: string[], ctx: StoreContext, count: number, seed: n
 }
 
 /** One scenario on every process at once, its connections split between them. */
-async function measure(processes: Child[], scenario: Scenario, seconds: number, withPostgres: boolean): Promise<Measured> {
+export async function measure(processes: Child[], scenario: Scenario, seconds: number, postmaster: number | null): Promise<Measured> {
+  const withPostgres = postmaster !== null;
   const nodeBefore = processes.map((p) => cpuMicros(p.child.pid));
-  const postgresBefore = withPostgres ? postgresCpuMicros() : 0;
+  const postgresBefore = withPostgres ? serverCpuMicros(postmaster) : 0;
   const connections = Math.max(1, Math.round(scenario.connections / processes.length));
   const results: LoadResult[] = await Promise.all(
     processes.map((p) => runLoad({ baseUrl: p.url, connections, seconds, next: scenario.next, statementsPerRequest: scenario.statementsPerRequest })),
   );
-  const postgresAfter = withPostgres ? postgresCpuMicros() : 0;
+  const postgresAfter = withPostgres ? serverCpuMicros(postmaster) : 0;
   const nodeAfter = processes.map((p) => cpuMicros(p.child.pid));
   const requests = results.reduce((sum, r) => sum + r.requests, 0);
   const nodeMicros = nodeBefore.every((v) => v !== null) && nodeAfter.every((v) => v !== null) ? nodeAfter.reduce((s, v, i) => s + v! - nodeBefore[i]!, 0) : null;
@@ -133,6 +121,7 @@ async function measure(processes: Child[], scenario: Scenario, seconds: number, 
     requestsPerSec,
     statementsPerSec: scenario.statementsPerRequest > 0 ? requestsPerSec * scenario.statementsPerRequest : null,
     p50: Math.max(...results.map((r) => r.p50)),
+    p95: Math.max(...results.map((r) => r.p95)),
     p99: Math.max(...results.map((r) => r.p99)),
     non2xx: results.reduce((sum, r) => sum + r.non2xx, 0),
     nodeMicrosPerRequest: nodeMicros === null || requests === 0 ? null : nodeMicros / requests,
@@ -146,7 +135,7 @@ async function runConfiguration(
   processCount: number,
   options: PostgresBenchOptions,
   baselines: Map<string, Measured>,
-  withPostgres: boolean,
+  postmaster: number | null,
 ): Promise<Row[]> {
   const dirs = Array.from({ length: processCount }, () => mkdtempSync(join(tmpdir(), 'lore-bench-pg-')));
   const processes: Child[] = [];
@@ -162,7 +151,7 @@ async function runConfiguration(
     );
     const rows: Row[] = [];
     for (const scenario of scenarios(ctx, options.seed + 1)) {
-      const measured = await measure(processes, scenario, options.seconds, withPostgres);
+      const measured = await measure(processes, scenario, options.seconds, postmaster);
       const base = baselines.get(scenario.baselineKey) ?? null;
       rows.push({ configuration: name, scenario: scenario.name, label: scenario.label, statementsPerRequest: scenario.statementsPerRequest, measured, ratio: base ? measured.requestsPerSec / base.requestsPerSec : null });
       options.log(`${name} ${scenario.name}: ${measured.requestsPerSec.toFixed(0)} req/s${measured.non2xx ? `, ${measured.non2xx} non-2xx` : ''}`);
@@ -203,24 +192,24 @@ export async function runPostgresBench(options: PostgresBenchOptions): Promise<v
   const baseline = await startBaselineProcess();
   const baselines = new Map<string, Measured>();
   const rows: Row[] = [];
-  const withPostgres = postgresCpuMicros() > 0;
-  if (!withPostgres) options.log('no postgres process on this machine: PostgreSQL CPU is not measured');
+  const postmaster = await postmasterPid(options.databaseUrl);
+  if (postmaster === null) options.log('the PostgreSQL server does not run on this machine: its CPU is not measured');
   try {
     // The baseline with the same scenarios (one per body shape), on one process.
     const sample: StoreContext = { slug: SLUG, authorization: 'Basic eDp4', adminToken: ADMIN_TOKEN, knownIds: ['00000000-0000-4000-8000-000000000000'] };
     for (const scenario of scenarios(sample, options.seed + 1)) {
       if (baselines.has(scenario.baselineKey)) continue;
-      baselines.set(scenario.baselineKey, await measure([baseline], scenario, options.seconds, false));
+      baselines.set(scenario.baselineKey, await measure([baseline], scenario, options.seconds, null));
     }
   } finally {
     await baseline.stop();
   }
   const stamp = Date.now().toString(36);
-  rows.push(...(await runConfiguration('sql.js, 1 process', () => ({}), 1, options, baselines, false)));
+  rows.push(...(await runConfiguration('sql.js, 1 process', () => ({}), 1, options, baselines, null)));
   for (const count of [1, 2]) {
     rows.push(
       ...(await withDatabase(options.databaseUrl, `lore_bench_${stamp}_${count}`, (url) =>
-        runConfiguration(`PostgreSQL, ${count} process${count === 1 ? '' : 'es'}`, () => ({ LRS_DATABASE_URL: url }), count, options, baselines, withPostgres),
+        runConfiguration(`PostgreSQL, ${count} process${count === 1 ? '' : 'es'}`, () => ({ LRS_DATABASE_URL: url }), count, options, baselines, postmaster),
       )),
     );
   }

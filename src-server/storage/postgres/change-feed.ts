@@ -43,12 +43,15 @@ export class ChangeFeed {
 
   /** Sends `change` from inside the write transaction `tx`: the others hear of it at its COMMIT. */
   async notify(tx: Tx, change: StorageChange): Promise<void> {
-    let payload = JSON.stringify({ origin: this.origin, change } satisfies Notice);
-    if (payload.length > MAX_PAYLOAD && change.kind === 'records') {
-      // A batch voiding very many statements: the voided ones show on the console's next read.
-      payload = JSON.stringify({ origin: this.origin, change: { ...change, voided: [] } } satisfies Notice);
-    }
-    await tx.query('SELECT pg_notify($1, $2)', [CHANNEL, payload]);
+    await tx.query('SELECT pg_notify($1, $2)', [CHANNEL, this.payload(change)]);
+  }
+
+  /** The text a notification of `change` carries (lore_insert_statements sends it itself). */
+  payload(change: StorageChange): string {
+    const payload = JSON.stringify({ origin: this.origin, change } satisfies Notice);
+    if (payload.length <= MAX_PAYLOAD || change.kind !== 'records') return payload;
+    // A batch voiding very many statements: the voided ones show on the console's next read.
+    return JSON.stringify({ origin: this.origin, change: { ...change, voided: [] } } satisfies Notice);
   }
 
   /**

@@ -105,6 +105,23 @@ export class PostgresDatabase {
     }
   }
 
+  /**
+   * One SQL statement that writes, in a transaction of its own (no BEGIN/COMMIT round trips: the
+   * server commits it, durably, before it answers). Run again when it lost a race, as a transaction
+   * is. With `beforeCommit` (tests hold writes short of durable) it runs in a transaction instead.
+   */
+  async statement<R extends QueryResultRow = QueryResultRow>(text: string, values: unknown[], beforeCommit?: () => Promise<void>): Promise<R[]> {
+    if (beforeCommit) return this.transaction(async (tx) => (await tx.query<R>(text, values)).rows, beforeCommit);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await this.pool.query<R>(text, values)).rows;
+      } catch (err) {
+        if (attempt < MAX_ATTEMPTS && isRetryable(err)) continue;
+        throw storageError(err);
+      }
+    }
+  }
+
   close(): Promise<void> {
     return this.pool.end();
   }

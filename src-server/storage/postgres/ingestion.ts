@@ -18,8 +18,25 @@ const BUCKET_MINUTES = { minute: 1, hour: 60, day: 1440 } as const;
 
 type TopKind = 'verb' | 'activity';
 
+/** The counts a write of accepted statements appends: per minute, and per hour and day by verb and Activity. */
+export interface StatementCounts {
+  minutes: Array<{ minute: number; accepted: number; voided: number; rejected: number }>;
+  top: Array<{ unit: 'h' | 'd'; kind: TopKind; period: number; value: string; count: number }>;
+}
+
 /** Appends the counts of accepted statements. */
 export async function countStatements(tx: Tx, storeNum: number, rows: StatementRow[]): Promise<void> {
+  const counts = statementCounts(rows);
+  await appendMinutes(tx, storeNum, counts.minutes);
+  const entries = counts.top;
+  await tx.query(
+    `INSERT INTO ingestion_top (store_num, unit, kind, period, value, count)
+     SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[], $6::integer[])`,
+    [storeNum, entries.map((e) => e.unit), entries.map((e) => e.kind), entries.map((e) => e.period), entries.map((e) => e.value), entries.map((e) => e.count)],
+  );
+}
+
+export function statementCounts(rows: StatementRow[]): StatementCounts {
   const minutes = new Map<number, { accepted: number; voided: number }>();
   const top = new Map<string, { unit: 'h' | 'd'; kind: TopKind; period: number; value: string; count: number }>();
   const addTop = (kind: TopKind, ms: number, value: string) => {
@@ -42,13 +59,7 @@ export async function countStatements(tx: Tx, storeNum: number, rows: StatementR
     const activity = objectActivityId(row.statement);
     if (activity !== null) addTop('activity', ms, activity);
   }
-  await appendMinutes(tx, storeNum, [...minutes].map(([minute, c]) => ({ minute, accepted: c.accepted, voided: c.voided, rejected: 0 })));
-  const entries = [...top.values()];
-  await tx.query(
-    `INSERT INTO ingestion_top (store_num, unit, kind, period, value, count)
-     SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[], $6::integer[])`,
-    [storeNum, entries.map((e) => e.unit), entries.map((e) => e.kind), entries.map((e) => e.period), entries.map((e) => e.value), entries.map((e) => e.count)],
-  );
+  return { minutes: [...minutes].map(([minute, c]) => ({ minute, accepted: c.accepted, voided: c.voided, rejected: 0 })), top: [...top.values()] };
 }
 
 /** Appends the counts of rejected statements. */

@@ -102,6 +102,7 @@ import { claimImportJobRow, findImportJobRow, listImportJobRows, putImportJobRow
 import { insertAuditRow, listAuditRows, pruneAuditRows } from './audit-log';
 import type { AuditPage, AuditQuery, AuditRow, StoredAuditEntry } from '../audit';
 import { insertStatementRows } from './statement-writes';
+import { StatementFastWrites } from './statement-fast-writes';
 import { findAttachmentRows, findStatementRow, queryStatementRows } from './statement-reads';
 
 export interface PostgresStorageOptions extends PostgresPoolOptions {
@@ -115,6 +116,9 @@ export interface PostgresStorageOptions extends PostgresPoolOptions {
   beforeCommit?: () => Promise<void>;
   log?: (message: string) => void;
 }
+
+/** How often a plain insert of statements is tried in one round trip before the general path takes it. */
+const FAST_WRITE_ATTEMPTS = 3;
 
 const EMPTY_INGESTION: IngestionStats = { series: [], totals: { accepted: 0, voided: 0, rejected: 0 }, topVerbs: [], topActivities: [] };
 
@@ -147,6 +151,8 @@ export class PostgresStorage implements Storage {
   private closed = false;
   /** Forwarders, dead letters and leases (forwarders.ts). */
   private readonly forwarders: PostgresForwarders;
+  /** Plain inserts of statements in one round trip (statement-fast-writes.ts). */
+  private readonly fastWrites: StatementFastWrites;
 
   constructor(
     readonly db: PostgresDatabase,
@@ -158,6 +164,7 @@ export class PostgresStorage implements Storage {
     this.watermark = new StampWatermark(options.url, log);
     this.directory = new DirectoryCache(() => this.changes.listening);
     this.forwarders = new PostgresForwarders(db, (storeId) => this.read(storeId, null, async (num) => num));
+    this.fastWrites = new StatementFastWrites(db, this.changes, options.beforeCommit);
     this.changes.onLost(() => this.directory.clear());
     this.changes.subscribe((change) => {
       if (change.kind === 'directory') this.directory.clear();
@@ -345,6 +352,13 @@ export class PostgresStorage implements Storage {
 
   async insertStatements(storeId: string, rows: StatementRow[]): Promise<InsertStatementsResult> {
     this.watermark.assertHeld();
+    // New statements in one round trip (statement-fast-writes.ts); the rest, and any doubt, below.
+    for (let attempt = 1; attempt <= FAST_WRITE_ATTEMPTS; attempt++) {
+      const fast = await this.fastWrites.insert(storeId, rows, attempt > 1);
+      if (fast === null) break;
+      if (fast !== 'again') return fast.result;
+    }
+    this.fastWrites.forget(storeId, rows);
     return this.write(async (tx) => {
       const written = await insertStatementRows(tx, await this.storeNumFor(tx, storeId), rows);
       if (written.seqs.length > 0) {

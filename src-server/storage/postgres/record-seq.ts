@@ -42,19 +42,10 @@ export async function takeSeqs(tx: Tx, count: number, earliestStoredMs?: number)
   return rows.map((row) => row.seq).sort((a, b) => a - b);
 }
 
-/** The settled seq (0 when nothing was ever written). */
+/** The settled seq (0 when nothing was ever written): lore_settled_seq (insert-function.ts) reads the two in this order, in one round trip. */
 export async function settledSeq(db: PostgresDatabase): Promise<number> {
-  // Two statements, in this order: the last value first, then the leases.
-  const [sequence] = await db.query<{ last: number }>(
-    'SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END AS last FROM record_seq',
-  );
-  const [leases] = await db.query<{ lowest: number | null }>(
-    `SELECT min(key) AS lowest FROM (${LEASES}) AS leases WHERE key < $1`,
-    [TIME_LEASE_BASE],
-  );
-  const last = sequence?.last ?? 0;
-  const lowest = leases?.lowest ?? null;
-  return Math.max(0, lowest === null ? last : Math.min(last, lowest));
+  const [row] = await db.query<{ settled: number }>('SELECT lore_settled_seq($1::bigint) AS settled', [TIME_LEASE_BASE]);
+  return row?.settled ?? 0;
 }
 
 /** Every advisory lease of the bigint form on this database, as its key. */

@@ -57,8 +57,31 @@ export async function insertStatementRows(tx: Tx, storeNum: number, rows: Statem
   return { result: { ok: true, inserted, unchanged }, seqs };
 }
 
-async function insertRows(tx: Tx, storeNum: number, rows: StatementRow[], seqs: number[]): Promise<void> {
+/**
+ * The statements table's columns of `rows`, one array each, in this order: statement_id, statement,
+ * signature, stored, stored_ms, key_id, verb_id, registration, voids_statement_id,
+ * target_statement_id, received, lrs_added, warnings.
+ */
+export function statementColumns(rows: StatementRow[]): unknown[][] {
   const column = <T>(pick: (row: StatementRow) => T): T[] => rows.map(pick);
+  return [
+    column((r) => r.statementId),
+    column((r) => JSON.stringify(r.statement)),
+    column((r) => r.signature),
+    column((r) => r.stored),
+    column((r) => Date.parse(r.stored)),
+    column((r) => r.keyId),
+    column((r) => r.verbId),
+    column((r) => r.registration),
+    column((r) => r.voidsStatementId),
+    column((r) => r.targetStatementId ?? null),
+    column((r) => (r.received === undefined ? null : JSON.stringify(r.received))),
+    column((r) => (r.lrsAdded === undefined ? null : r.lrsAdded.join(','))),
+    column((r) => (r.warnings?.length ? JSON.stringify(r.warnings.map(({ field, message }) => ({ field, message }))) : null)),
+  ];
+}
+
+async function insertRows(tx: Tx, storeNum: number, rows: StatementRow[], seqs: number[]): Promise<void> {
   const { rows: insertedRows } = await tx.query<{ statement_id: string }>(
     `INSERT INTO statements (store_num, seq, statement_id, statement, signature, stored, stored_ms, key_id, verb_id,
        registration, voided, voids_statement_id, target_statement_id, received, lrs_added, warnings)
@@ -76,19 +99,7 @@ async function insertRows(tx: Tx, storeNum: number, rows: StatementRow[], seqs: 
     [
       storeNum,
       seqs,
-      column((r) => r.statementId),
-      column((r) => JSON.stringify(r.statement)),
-      column((r) => r.signature),
-      column((r) => r.stored),
-      column((r) => Date.parse(r.stored)),
-      column((r) => r.keyId),
-      column((r) => r.verbId),
-      column((r) => r.registration),
-      column((r) => r.voidsStatementId),
-      column((r) => r.targetStatementId ?? null),
-      column((r) => (r.received === undefined ? null : JSON.stringify(r.received))),
-      column((r) => (r.lrsAdded === undefined ? null : r.lrsAdded.join(','))),
-      column((r) => (r.warnings?.length ? JSON.stringify(r.warnings.map(({ field, message }) => ({ field, message }))) : null)),
+      ...statementColumns(rows),
     ],
   );
   if (insertedRows.length !== rows.length) throw new RetryTransaction('a statement id of the batch was stored meanwhile by another write');

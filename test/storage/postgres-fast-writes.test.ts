@@ -1,0 +1,78 @@
+/**
+ * The one-round-trip write of statements (storage/postgres/statement-fast-writes.ts) with two
+ * processes on one database: what a process remembers of the kept Activity definitions and
+ * Explorer names is only a hint, checked by the database, so another process's change is never
+ * lost or overwritten with a stale value; and a write through it answers as the general path does.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { openPostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
+import type { PostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
+import { createTestDatabase } from '../postgres/test-database';
+import type { TestDatabase } from '../postgres/test-database';
+import { ALICE, COURSE, makeStatement, makeStore } from './rows';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function twoProcesses(): Promise<{ db: TestDatabase; a: PostgresStorage; b: PostgresStorage }> {
+  const db = await createTestDatabase();
+  cleanups.push(db.drop);
+  const open = async () => {
+    const storage = await openPostgresStorage({ url: db.url, poolSize: 4 });
+    cleanups.push(() => storage.close());
+    return storage;
+  };
+  return { db, a: await open(), b: await open() };
+}
+
+const learnerName = async (storage: PostgresStorage, storeId: string) =>
+  (await storage.lookupNames(storeId, { kind: 'agent', valuePrefix: ALICE, limit: 5 })).map((n) => n.name);
+
+describe('PostgreSQL: statements written in one round trip', () => {
+  it("keeps the newest learner name when another process changed it since this one last saw it", async () => {
+    const { a, b } = await twoProcesses();
+    const store = makeStore();
+    await a.insertStore(store);
+    await a.insertStatements(store.id, [makeStatement({ actor: ALICE, actorName: 'Ada Lovelace' })]);
+    // a remembers "Ada Lovelace"; b renames her.
+    await a.insertStatements(store.id, [makeStatement({ actor: ALICE, actorName: 'Ada Lovelace' })]);
+    await b.insertStatements(store.id, [makeStatement({ actor: ALICE, actorName: 'Ada King' })]);
+    expect(await learnerName(a, store.id)).toEqual(['Ada King']);
+    // a's next statement names her as a remembers: the newest name must win, not a's memory.
+    await a.insertStatements(store.id, [makeStatement({ actor: ALICE, actorName: 'Ada Lovelace' })]);
+    expect(await learnerName(b, store.id)).toEqual(['Ada Lovelace']);
+  });
+
+  it("merges over another process's change of an Activity definition, never over what this one remembered", async () => {
+    const { a, b } = await twoProcesses();
+    const store = makeStore();
+    await a.insertStore(store);
+    await a.insertStatements(store.id, [makeStatement({ activity: COURSE, activityName: { 'en-US': 'Safety' } })]);
+    await a.insertStatements(store.id, [makeStatement({ activity: COURSE, activityName: { 'en-US': 'Safety' } })]);
+    await b.insertStatements(store.id, [makeStatement({ activity: COURSE, activityName: { 'en-US': 'Safety first', 'fr-FR': 'Sécurité' } })]);
+    // Unchanged by what a remembers, changed by what is kept: merged over the kept definition.
+    await a.insertStatements(store.id, [makeStatement({ activity: COURSE, activityName: { 'en-US': 'Safety' } })]);
+    expect((await b.findActivity(store.id, COURSE))?.definition).toEqual({ name: { 'en-US': 'Safety', 'fr-FR': 'Sécurité' } });
+  });
+
+  it('answers repeats and conflicts as the general path does, and stores each new statement once', async () => {
+    const { a, b } = await twoProcesses();
+    const store = makeStore();
+    await a.insertStore(store);
+    const first = makeStatement({ actor: ALICE, actorName: 'Ada' });
+    const second = makeStatement({ actor: ALICE, actorName: 'Ada' });
+    expect(await a.insertStatements(store.id, [first])).toEqual({ ok: true, inserted: [first.statementId], unchanged: [] });
+    expect(await b.insertStatements(store.id, [first, second])).toEqual({ ok: true, inserted: [second.statementId], unchanged: [first.statementId] });
+    const other = makeStatement({ id: second.statementId, actor: ALICE, variant: 'other' });
+    expect(await a.insertStatements(store.id, [other])).toEqual({ ok: false, conflict: { index: 0, statementId: second.statementId } });
+    // Many new learners at once from both processes: each statement once, every name kept.
+    const batch = (n: number) => Array.from({ length: 20 }, (_, i) => makeStatement({ actor: `mbox:mailto:l${(i + n) % 30}@example.com`, actorName: `Learner ${(i + n) % 30}` }));
+    const results = await Promise.all([a.insertStatements(store.id, batch(0)), b.insertStatements(store.id, batch(10)), a.insertStatements(store.id, batch(5))]);
+    expect(results.every((r) => r.ok)).toBe(true);
+    const page = await a.queryStatements(store.id, { limit: 100 });
+    expect(page.statements).toHaveLength(62);
+    expect(await a.lookupNames(store.id, { kind: 'agent', words: ['learner'], limit: 50 })).toHaveLength(30);
+  });
+});
