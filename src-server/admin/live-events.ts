@@ -58,6 +58,12 @@ export class LiveEventBus {
   private readonly coalesceMs: number;
   private readonly pending = new Map<string, PendingChange>();
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * The per-statement events' read-backs, one after another: each reads the storage, and reads of
+   * different kinds take different times (on PostgreSQL a statement's read waits for the settled
+   * seq), so run side by side a rejection could be published before a statement accepted earlier.
+   */
+  private readBacks: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly storage: Storage,
@@ -160,12 +166,14 @@ export class LiveEventBus {
     });
   }
 
+  /** Runs after the write that announced it has been answered, and after the read-backs announced before it. */
   private later(work: () => Promise<void>): void {
     if (!this.listening) return;
-    setImmediate(() => {
+    this.readBacks = this.readBacks
+      .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
+      .then(work)
       // An event lost to a storage error only delays the console until its next refresh.
-      work().catch(() => {});
-    });
+      .catch(() => {});
   }
 
   /** Gathers a Store's news for the next `change` message; nothing while no stream listens for them. */
