@@ -121,7 +121,7 @@ export interface WriteCostsReport {
 const THREE_GIB = 3 * 1024 ** 3;
 
 /** Bytes per statement of the data directory right after a clean stop (snapshot written, journal empty). */
-export function bytesPerStatement(phase: PhaseReport | undefined): number | null {
+function bytesPerStatement(phase: PhaseReport | undefined): number | null {
   if (!phase?.dataDirAfterPreload || phase.preload.stored === 0) return null;
   return phase.dataDirAfterPreload.total / phase.preload.stored;
 }
@@ -192,10 +192,11 @@ export function evaluateTargets(report: Report): Target[] {
     value: typedP95 === null ? 'full mode' : `${ms(typedP95)} ms`,
     verdict: verdict(typedP95 === null ? null : typedP95 <= 100),
   });
-  const sizedPhase = large ?? small;
-  const bytes = bytesPerStatement(sizedPhase);
+  // Sizes and backups are read at the largest Store the run had.
+  const largest = large ?? small;
+  const bytes = bytesPerStatement(largest);
   targets.push({
-    target: `bytes per statement, data directory after a clean stop at ${fmt(sizedPhase?.preload.stored)} (the bench's statements): ≤ 1,200`,
+    target: `bytes per statement, data directory after a clean stop at ${fmt(largest?.preload.stored)} (the bench's statements): ≤ 1,200`,
     value: bytes === null ? '—' : `${fmt(bytes)} bytes`,
     verdict: verdict(bytes === null ? null : bytes <= 1200),
   });
@@ -221,14 +222,13 @@ export function evaluateTargets(report: Report): Target[] {
     verdict: verdict(large ? large.stall.longestStallMs <= 2000 && large.stall.snapshots.length > 0 : null),
   });
   // Writers held by a scheduled backup: its run's longest stall beyond the same load's with none.
-  const backupPhase = large ?? small;
-  if (backupPhase) {
-    const { none, scheduled } = backupPhase.backups;
+  if (largest) {
+    const { none, scheduled } = largest.backups;
     // Held: the service's event loop during the backup (every writer waits on it), beside the same
     // measure at the same times of the same load with no backup. The client-side stall also counts
     // the machine's cores being shared with the backup's check, reported beside it.
     targets.push({
-      target: `a scheduled backup at ${fmt(backupPhase.statements)} statements holds the service (writers) ≤ 100 ms`,
+      target: `a scheduled backup at ${fmt(largest.statements)} statements holds the service (writers) ≤ 100 ms`,
       value:
         `${scheduled.heldMs ?? '—'} ms held vs ${none.heldMs ?? '—'} ms with no backup (${ratio(scheduled.heldMs, none.heldMs)}); ` +
         `longest client stall ${ms(scheduled.longestStallMs)} vs ${ms(none.longestStallMs)} ms`,
