@@ -114,6 +114,8 @@ export class DurableDatabase {
   private snapshotting: Promise<void> | null = null;
   private snapshotScheduled = false;
   private closing: Promise<void> | null = null;
+  /** The database whose write group (joinWriteGroup) is open, until it commits. */
+  private writeGroup: Sql | null = null;
   /** Set from a failed flush until the database has reloaded and the disk takes writes again. */
   private failure: StorageUnavailableError | null = null;
   /** The in-memory database holds changes that never reached the disk: reload before writing. */
@@ -159,6 +161,8 @@ export class DurableDatabase {
   }
 
   private install(loaded: LoadedDatabase): void {
+    // A group open on the database being replaced goes with it (its records replay from the journal).
+    this.writeGroup = null;
     this.applyState = loaded.state;
     this.changes = loaded.changes;
     this.journalSeq = loaded.journalSeq;
@@ -218,6 +222,7 @@ export class DurableDatabase {
     if (this.failure) return Promise.reject(this.failure);
     const j = this.journalSeq + 1;
     const record = encodeRecord({ j, op });
+    this.joinWriteGroup();
     try {
       applyOpInTransaction(this.applyState, op);
     } catch (err) {
@@ -230,6 +235,39 @@ export class DurableDatabase {
     return this.writer.append(record).then(() => {
       if (seq > this.durableSeq) this.durableSeq = seq;
     });
+  }
+
+  /**
+   * The writes of one turn of the event loop are applied in one SQL transaction, each operation a
+   * savepoint of it (sql.ts, beginGroup): concurrent requests then pay one BEGIN/COMMIT and write
+   * the pages they share once, as their journal records share one write and one fdatasync. The
+   * group commits when the turn is over, or at once before anything takes an image of the file.
+   */
+  private joinWriteGroup(): void {
+    if (this.writeGroup) return;
+    const sql = this.sql;
+    sql.beginGroup();
+    this.writeGroup = sql;
+    setImmediate(() => {
+      if (this.writeGroup === sql) this.endWriteGroup();
+    });
+  }
+
+  /**
+   * Commits the open write group. Its records are queued in the journal already, so a COMMIT that
+   * fails (SQLite out of memory) must not cost them: the database reloads the durable state, which
+   * replays them, and refuses writes meanwhile, as after a failed flush.
+   */
+  private endWriteGroup(): void {
+    const sql = this.writeGroup;
+    if (!sql) return;
+    this.writeGroup = null;
+    try {
+      sql.endGroup();
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      this.onJournalFailure(new StorageUnavailableError(`cannot apply writes in memory (${reason})`, { cause: err }));
+    }
   }
 
   /** The highest statement/rejection seq applied in memory: above visibleSeq while its record is being written. */
@@ -296,6 +334,8 @@ export class DurableDatabase {
   async exportImage(): Promise<Uint8Array> {
     await this.flush();
     if (this.failure) throw this.failure;
+    this.endWriteGroup();
+    if (this.failure) throw this.failure;
     this.flushDerived();
     writeMeta(this.sql, { journalSeq: this.journalSeq, lastSeq: this.applyState.lastSeq });
     const image = this.sql.exportImage();
@@ -345,6 +385,7 @@ export class DurableDatabase {
       await this.snapshotting?.catch(() => {});
       await this.recovering?.catch(() => {});
       await this.writer.close();
+      this.endWriteGroup();
       this.changes.dispose();
       this.sql.close();
       await this.lock.release();
@@ -378,6 +419,9 @@ export class DurableDatabase {
     const journalSeq = this.journalSeq;
     if (this.snapshotIsCurrent(journalSeq)) return;
     // Synchronous from here to the rotation: no write can slip between the image and the new file.
+    // The file must hold every applied write first: the open group's are still in SQLite's cache.
+    this.endWriteGroup();
+    if (this.failure) throw this.failure;
     this.flushDerived();
     writeMeta(this.sql, { journalSeq, lastSeq: this.applyState.lastSeq });
     if (this.snapshotExists) await this.writeChangedPages(journalSeq);

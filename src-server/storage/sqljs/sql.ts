@@ -30,6 +30,8 @@ const DAMAGE = /database disk image is malformed|file is not a database|SQLITE_C
 
 export class Sql {
   private readonly cache = new Map<string, Statement>();
+  /** A group transaction is open (beginGroup): `transaction` makes savepoints in it. */
+  private groupOpen = false;
   /** The first damage SQLite reported while this database was open: the status shows it. */
   damage: string | null = null;
 
@@ -93,15 +95,53 @@ export class Sql {
     );
   }
 
-  /** Runs `fn` in one SQL transaction: all of it or, when it throws, none of it. */
+  /**
+   * Runs `fn` in one SQL transaction: all of it or, when it throws, none of it. Inside a group
+   * (`beginGroup`) it is a savepoint of the group's transaction: undone alone when it throws.
+   */
   transaction<T>(fn: () => T): T {
-    this.run('BEGIN');
+    const inGroup = this.groupOpen;
+    this.run(inGroup ? 'SAVEPOINT lore_write' : 'BEGIN');
     try {
       const result = fn();
-      this.run('COMMIT');
+      this.run(inGroup ? 'RELEASE lore_write' : 'COMMIT');
       return result;
     } catch (err) {
-      this.run('ROLLBACK');
+      if (inGroup) {
+        this.run('ROLLBACK TO lore_write');
+        this.run('RELEASE lore_write');
+      } else {
+        this.run('ROLLBACK');
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * Opens one SQL transaction that later `transaction` calls join as savepoints, until `endGroup`
+   * commits it. A COMMIT writes every page the transaction changed to the in-memory file (and
+   * the change tracking sees each): writes of several requests in one commit write a page they
+   * share once, and pay BEGIN/COMMIT once.
+   */
+  beginGroup(): void {
+    if (this.groupOpen) return;
+    this.run('BEGIN');
+    this.groupOpen = true;
+  }
+
+  /** Commits the group's transaction, if one is open. */
+  endGroup(): void {
+    if (!this.groupOpen) return;
+    this.groupOpen = false;
+    try {
+      this.run('COMMIT');
+    } catch (err) {
+      // SQLite may have rolled back already (SQLITE_FULL, SQLITE_NOMEM): then this ROLLBACK fails, harmlessly.
+      try {
+        this.db.exec('ROLLBACK');
+      } catch {
+        // No transaction was left open.
+      }
       throw err;
     }
   }
