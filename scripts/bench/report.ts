@@ -115,6 +115,12 @@ export interface WriteCostsReport {
   /** The figure the target halves: measured on this machine before the work that set the target. */
   beforeMicrosPerStatement: number;
   beforeMeasured: string;
+  /**
+   * The engine floor (a statement's row and postings, no JavaScript of ours) on sql.js and on the
+   * SQLite compiled into Node (node:sqlite; null when this Node has none): how far a native engine
+   * would move the write path.
+   */
+  engineFloorMicros?: { sqljs: number; native: number | null };
 }
 
 /** A 3 GiB data directory: the capacity a laptop's Store is sized against. */
@@ -297,8 +303,15 @@ function phaseLines(phase: PhaseReport): string[] {
 
 function writeCostsLine(costs: WriteCostsReport | null | undefined): string {
   return costs
-    ? `write path without HTTP (write-costs, batches of 100): CPU ${fmt(costs.cpuMicrosPerStatement, 1)} µs, wall ${fmt(costs.wallMicrosPerStatement, 1)} µs per statement`
+    ? `write path without HTTP (write-costs, batches of 100): CPU ${fmt(costs.cpuMicrosPerStatement, 1)} µs, wall ${fmt(costs.wallMicrosPerStatement, 1)} µs per statement` +
+        engineFloorText(costs.engineFloorMicros)
     : 'write path without HTTP (write-costs): not measured';
+}
+
+function engineFloorText(floor: WriteCostsReport['engineFloorMicros']): string {
+  if (!floor) return '';
+  const native = floor.native === null ? 'not measured (no node:sqlite)' : `${fmt(floor.native, 1)} µs (${fmt(floor.native / floor.sqljs, 2)}×)`;
+  return `; the engine alone (row and postings) ${fmt(floor.sqljs, 1)} µs on sql.js, natively ${native}`;
 }
 
 function heading(report: Report): string {

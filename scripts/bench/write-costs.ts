@@ -12,6 +12,11 @@
  *   statements table's indexes, and its index-term postings), batches of 100 in one transaction,
  *   on the real schema, no JavaScript of ours in between.
  *
+ * - the same engine floor on the SQLite compiled into Node (node:sqlite), when this Node has it: what
+ *   the INSERTs cost natively rather than in WebAssembly — the measure of how far a native engine
+ *   would move the write path (docs/performance.md).
+ *
+ * --json prints the figures as one JSON object instead (the benchmark's runner reads it).
  * --profile FILE writes a V8 CPU profile of the whole-path phase alone (open it in Chrome's
  * DevTools): where a statement's CPU goes, function by function. That run's figures include the
  * profiler's own cost.
@@ -34,7 +39,9 @@ import { validateStatement } from '../../src-server/xapi/validate-statements';
 import { statementGenerator } from './statements';
 import { PUBLIC_URL, benchStoreAndKey, openWriteContext } from './write-context';
 
-const { values: args } = parseArgs({ options: { statements: { type: 'string', default: '30000' }, profile: { type: 'string' } } });
+const { values: args } = parseArgs({
+  options: { statements: { type: 'string', default: '30000' }, profile: { type: 'string' }, json: { type: 'boolean', default: false } },
+});
 const total = Number(args.statements);
 const BATCH = 100;
 
@@ -99,8 +106,18 @@ async function wholePath(): Promise<{ wallUs: number; cpuUs: number }> {
   }
 }
 
-/** sql.js alone: each statement's row and its postings, batches in one transaction each. */
-async function engineFloor(): Promise<{ rowUs: number; withPostingsUs: number; postings: number }> {
+/** The INSERTs of the engine floor, on one engine: run, exec and a transaction around a batch. */
+interface FloorEngine {
+  exec(sql: string): void;
+  run(sql: string, params: Array<string | number | Uint8Array | null>): void;
+  close(): void;
+}
+
+/**
+ * The engine alone: each statement's row and its postings, batches in one transaction each, on
+ * the real schema (created by the storage on sql.js, copied as SQL text to another engine).
+ */
+async function engineFloors(): Promise<{ sqljs: Floor; native: Floor | null; postings: number }> {
   const SQL = await loadSqlJs(createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm'));
   const terms = prepared.map((statement) => extractIndexTerms(statement));
   const termIds = new Map<string, number>();
@@ -120,52 +137,121 @@ async function engineFloor(): Promise<{ rowUs: number; withPostingsUs: number; p
     return [...byTerm];
   });
   const texts = prepared.map((statement) => utf8(JSON.stringify(statement)));
-  const run = (withPostings: boolean): number => {
+  const schemaSql = (() => {
     const sql = new Sql(new SQL.Database());
+    ensureSchema(sql);
+    const ddl = sql.all("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid").map(([text]) => `${String(text)};`);
+    sql.close();
+    return ddl.join('\n');
+  })();
+  const sqljsEngine = (): FloorEngine => {
+    const sql = new Sql(new SQL.Database());
+    return { exec: (text) => sql.db.exec(text), run: (text, params) => sql.run(text, params), close: () => sql.close() };
+  };
+  const measure = (open: () => FloorEngine, withPostings: boolean): number => {
+    const engine = open();
     try {
-      sql.db.exec('PRAGMA journal_mode = MEMORY; PRAGMA locking_mode = EXCLUSIVE');
-      ensureSchema(sql);
-      sql.run("INSERT INTO stores (num, id, slug, name, environment, created_at, updated_at) VALUES (1, 's', 's', 's', 'test', '', '')");
+      engine.exec('PRAGMA journal_mode = MEMORY; PRAGMA locking_mode = EXCLUSIVE');
+      engine.exec(schemaSql);
+      engine.run("INSERT INTO stores (num, id, slug, name, environment, created_at, updated_at) VALUES (1, 's', 's', 's', 'test', '', '')", []);
       const t0 = performance.now();
       for (let from = 0; from < total; from += BATCH) {
-        sql.transaction(() => {
-          for (let seq = from + 1; seq <= Math.min(total, from + BATCH); seq++) {
-            const i = seq % prepared.length;
-            const index = terms[i]!;
-            sql.run(
-              `INSERT INTO statements (seq, store_num, statement_id, statement, signature, stored, stored_ms, key_id, verb_id,
-                 registration, voided, voids_statement_id) VALUES (?, 1, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?, ?, 0, NULL)`,
-              [seq, randomUUID(), texts[i]!, 'f'.repeat(64), now, seq, key.id, index.verbId, index.registration],
-            );
-            if (!withPostings) continue;
-            const rows = postings[i]!;
-            const values = rows.map(() => '(?, ?, ?)').join(', ');
-            sql.run(`INSERT INTO term_postings (term, seq, is_primary) VALUES ${values}`, rows.flatMap(([term, primary]) => [term, seq, primary]));
-          }
-        });
+        engine.exec('BEGIN');
+        for (let seq = from + 1; seq <= Math.min(total, from + BATCH); seq++) {
+          const i = seq % prepared.length;
+          const index = terms[i]!;
+          engine.run(
+            `INSERT INTO statements (seq, store_num, statement_id, statement, signature, stored, stored_ms, key_id, verb_id,
+               registration, voided, voids_statement_id) VALUES (?, 1, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?, ?, 0, NULL)`,
+            [seq, randomUUID(), texts[i]!, 'f'.repeat(64), now, seq, key.id, index.verbId, index.registration],
+          );
+          if (!withPostings) continue;
+          const rows = postings[i]!;
+          const values = rows.map(() => '(?, ?, ?)').join(', ');
+          engine.run(`INSERT INTO term_postings (term, seq, is_primary) VALUES ${values}`, rows.flatMap(([term, primary]) => [term, seq, primary]));
+        }
+        engine.exec('COMMIT');
       }
       return ((performance.now() - t0) * 1000) / total;
     } finally {
-      sql.close();
+      engine.close();
     }
   };
+  const floor = (open: () => FloorEngine): Floor => ({ rowUs: measure(open, false), withPostingsUs: measure(open, true) });
+  const nativeEngine = await nativeSqlite();
   const averagePostings = postings.reduce((sum, rows) => sum + rows.length, 0) / postings.length;
-  return { rowUs: run(false), withPostingsUs: run(true), postings: averagePostings };
+  return { sqljs: floor(sqljsEngine), native: nativeEngine ? floor(nativeEngine) : null, postings: averagePostings };
+}
+
+interface Floor {
+  rowUs: number;
+  withPostingsUs: number;
+}
+
+/** node:sqlite, when this Node has it (22.13 and later without a flag): a fresh in-memory database each call. */
+async function nativeSqlite(): Promise<(() => FloorEngine) | null> {
+  type NativeDatabase = {
+    exec(sql: string): void;
+    prepare(sql: string): { run(...params: Array<string | number | Uint8Array | null>): unknown };
+    close(): void;
+  };
+  let DatabaseSync: new (location: string) => NativeDatabase;
+  try {
+    // Loaded by name at run time: the service never depends on it, and older Nodes lack it.
+    ({ DatabaseSync } = (await import('node:' + 'sqlite')) as { DatabaseSync: new (location: string) => NativeDatabase });
+  } catch {
+    return null;
+  }
+  return () => {
+    const db = new DatabaseSync(':memory:');
+    const statements = new Map<string, ReturnType<NativeDatabase['prepare']>>();
+    return {
+      exec: (text) => db.exec(text),
+      run: (text, params) => {
+        let stmt = statements.get(text);
+        if (!stmt) statements.set(text, (stmt = db.prepare(text)));
+        stmt.run(...params);
+      },
+      close: () => db.close(),
+    };
+  };
 }
 
 const whole = await wholePath();
-const floor = await engineFloor();
-const line = (label: string, us: number) => console.log(`  ${label.padEnd(58)} ${us.toFixed(1).padStart(7)} µs`);
-const budget = (perSecond: number) => `${perSecond.toLocaleString('en-US')}/s on one core leaves ${(1e6 / perSecond).toFixed(0)} µs a statement`;
-console.log(`Write costs per statement, ${total.toLocaleString('en-US')} statements, batches of ${BATCH}, a fresh Store`);
-console.log('stages before storage, one at a time:');
-for (const [label, us] of stages) line(label, us);
-line('sum of these stages', stages.reduce((sum, [, us]) => sum + us, 0));
-console.log('the whole write path without HTTP (recordStatements, journal and fsync included):');
-line('wall time', whole.wallUs);
-line('CPU', whole.cpuUs);
-console.log(`the engine alone (sql.js, real schema, no JavaScript of ours):`);
-line('statement row with its indexes', floor.rowUs);
-line(`row and its ${floor.postings.toFixed(1)} index-term postings`, floor.withPostingsUs);
-console.log(`budgets: ${budget(30_000)}; ${budget(10_000)}`);
-console.log(`ceiling of this path on one core: ${Math.floor(1e6 / whole.cpuUs).toLocaleString('en-US')} statements/s (engine floor alone: ${Math.floor(1e6 / floor.withPostingsUs).toLocaleString('en-US')}/s)`);
+const floors = await engineFloors();
+const stageSum = stages.reduce((sum, [, us]) => sum + us, 0);
+if (args.json) {
+  console.log(
+    JSON.stringify({
+      statements: total,
+      batch: BATCH,
+      stages: Object.fromEntries(stages),
+      wholePath: { wallMicros: whole.wallUs, cpuMicros: whole.cpuUs },
+      engineFloor: { sqljs: floors.sqljs, native: floors.native, postingsPerStatement: floors.postings },
+    }),
+  );
+} else {
+  const line = (label: string, us: number) => console.log(`  ${label.padEnd(58)} ${us.toFixed(1).padStart(7)} µs`);
+  const budget = (perSecond: number) => `${perSecond.toLocaleString('en-US')}/s on one core leaves ${(1e6 / perSecond).toFixed(0)} µs a statement`;
+  console.log(`Write costs per statement, ${total.toLocaleString('en-US')} statements, batches of ${BATCH}, a fresh Store`);
+  console.log('stages before storage, one at a time:');
+  for (const [label, us] of stages) line(label, us);
+  line('sum of these stages', stageSum);
+  console.log('the whole write path without HTTP (recordStatements, journal and fsync included):');
+  line('wall time', whole.wallUs);
+  line('CPU', whole.cpuUs);
+  for (const [engine, floor] of [['sql.js', floors.sqljs], ['node:sqlite, native', floors.native]] as const) {
+    if (!floor) {
+      console.log('the engine alone on node:sqlite: not measured (this Node has no node:sqlite)');
+      continue;
+    }
+    console.log(`the engine alone (${engine}, real schema, no JavaScript of ours):`);
+    line('statement row with its indexes', floor.rowUs);
+    line(`row and its ${floors.postings.toFixed(1)} index-term postings`, floor.withPostingsUs);
+  }
+  if (floors.native) console.log(`native engine vs sql.js, row and postings: ${(floors.native.withPostingsUs / floors.sqljs.withPostingsUs).toFixed(2)}×`);
+  console.log(`budgets: ${budget(30_000)}; ${budget(10_000)}`);
+  console.log(
+    `ceiling of this path on one core: ${Math.floor(1e6 / whole.cpuUs).toLocaleString('en-US')} statements/s (engine floor alone: ${Math.floor(1e6 / floors.sqljs.withPostingsUs).toLocaleString('en-US')}/s)`,
+  );
+}
