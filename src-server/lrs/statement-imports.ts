@@ -8,13 +8,11 @@
  */
 import type { ImportProblem, StatementRow, Storage, StoreRecord } from '../storage/storage';
 import { extractActivityDefinitions } from '../xapi/activity-definitions';
-import { extractIndexTerms } from '../xapi/index-terms';
 import { prepareStatement } from '../xapi/prepare-statement';
-import { receivedForm } from '../xapi/received-statement';
 import { VOIDED_VERB_ID, type Agent, type Group } from '../xapi/statement-schema';
-import { statementSignature } from '../xapi/statement-signature';
 import { validateStatements } from '../xapi/validate-statements';
 import type { XapiVersion } from '../xapi/version';
+import { statementRowOf } from './statement-row';
 import type { RecordedStatementListener } from './statement-writes';
 
 export interface StatementImportContext {
@@ -151,23 +149,7 @@ function prepareImported(ctx: StatementImportContext, item: ImportItem): { row: 
     version,
     newId: () => givenId,
   });
-  const index = extractIndexTerms(prepared);
-  return {
-    row: {
-      statementId: prepared.id as string,
-      statement: prepared as Record<string, unknown>,
-      signature: statementSignature(prepared),
-      stored,
-      keyId: ctx.keyId,
-      verbId: index.verbId,
-      registration: index.registration,
-      voidsStatementId: index.voidsStatementId,
-      targetStatementId: index.targetStatementId,
-      terms: index.terms,
-      activityDefinitions: extractActivityDefinitions(prepared),
-      ...receivedForm(source, prepared as Record<string, unknown>),
-    },
-  };
+  return { row: statementRowOf(prepared, source, { stored, keyId: ctx.keyId, activityDefinitions: extractActivityDefinitions(prepared) }) };
 }
 
 /** The rule set a statement is checked by: the one its `version` names (2.0.x), else 1.0.3. */

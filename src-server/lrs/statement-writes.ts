@@ -7,11 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiKeyRecord, RejectionRow, StatementRow, Storage, StoreRecord } from '../storage/storage';
 import { agentKey, emailAgentKey } from '../xapi/agent-key';
-import { extractIndexTerms } from '../xapi/index-terms';
 import { prepareStatement } from '../xapi/prepare-statement';
-import { receivedForm } from '../xapi/received-statement';
 import { statementWarnings, type StatementWarning } from '../xapi/statement-warnings';
-import { statementSignature } from '../xapi/statement-signature';
 import { checkStatementSignatures } from '../xapi/signed-statements';
 import { checkAttachmentParts, partsOfStatement } from '../xapi/statement-attachments';
 import type { AttachmentPart } from '../xapi/statement-attachments';
@@ -19,6 +16,7 @@ import { validateStatements } from '../xapi/validate-statements';
 import type { XapiVersion } from '../xapi/version';
 import { activityDefinitionsFor } from './activities';
 import type { OperationFailure, Outcome } from './failure';
+import { statementRowOf } from './statement-row';
 import type { StoredClock } from './stored-clock';
 
 const VOIDED_VERB = 'http://adlnet.gov/expapi/verbs/voided';
@@ -124,23 +122,12 @@ async function recordStamped(ctx: StatementWriteContext, body: unknown, options:
   const rows: StatementRow[] = statements.map((statement, i) => {
     const attachments = partsOfStatement(statement, parts).map(({ sha2, contentType, content }) => ({ sha2, contentType, content }));
     const prepared = prepareStatement(statement, { authority, version: ctx.version, stored, newId: randomUUID });
-    const index = extractIndexTerms(prepared);
+    // The statement as the client sent it: the Statement Explorer shows it (a copy kept only when it differs).
+    const sent = Array.isArray(body) ? body[i] : body;
     return {
-      statementId: prepared.id as string,
-      statement: prepared as Record<string, unknown>,
-      signature: statementSignature(prepared),
-      stored,
-      keyId: ctx.key.id,
-      verbId: index.verbId,
-      registration: index.registration,
-      voidsStatementId: index.voidsStatementId,
-      targetStatementId: index.targetStatementId,
-      terms: index.terms,
+      ...statementRowOf(prepared, sent, { stored, keyId: ctx.key.id, activityDefinitions: activityDefinitionsFor(ctx.key, prepared) }),
       ...(attachments.length > 0 ? { attachments } : {}),
-      activityDefinitions: activityDefinitionsFor(ctx.key, prepared),
-      // The statement as the client sent it, for the Statement Explorer: a copy only when needed.
-      ...receivedForm(Array.isArray(body) ? body[i] : body, prepared as Record<string, unknown>),
-      ...withWarnings(statementWarnings(Array.isArray(body) ? body[i] : body, ctx.version)),
+      ...withWarnings(statementWarnings(sent, ctx.version)),
     };
   });
 
