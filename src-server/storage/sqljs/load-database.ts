@@ -238,7 +238,12 @@ async function replayJournals(
       continue;
     }
     const decoded = decodeJournal(bytes);
+    // One SQL transaction for the file's records, each a savepoint of it, as the live path groups
+    // the writes of one turn (durable-database.ts): a record no longer pays its own COMMIT. A
+    // record that cannot be applied fails the open, and the database is dropped with it.
+    state.sql.beginGroup();
     for (const record of decoded.records) applyRecord(state, replay, record, file);
+    state.sql.endGroup();
     if (decoded.damage !== null) {
       const next = findNextRecord(bytes, decoded.goodBytes, replay.journalSeq);
       const later = await countLaterRecords(ctx, names.slice(i + 1));
