@@ -297,7 +297,7 @@ export class DurableDatabase {
     await this.flush();
     if (this.failure) throw this.failure;
     this.flushDerived();
-    writeMeta(this.sql, { journalSeq: this.journalSeq, lastSeq: this.applyState.lastSeq });
+    writeMeta(this.sql, { journalSeq: this.journalSeq, lastSeq: this.applyState.lastSeq }, this.applyState.counts);
     const image = this.sql.exportImage();
     this.sql.resetCache();
     await this.writer.sync();
@@ -379,7 +379,7 @@ export class DurableDatabase {
     if (this.snapshotIsCurrent(journalSeq)) return;
     // Synchronous from here to the rotation: no write can slip between the image and the new file.
     this.flushDerived();
-    writeMeta(this.sql, { journalSeq, lastSeq: this.applyState.lastSeq });
+    writeMeta(this.sql, { journalSeq, lastSeq: this.applyState.lastSeq }, this.applyState.counts);
     if (this.snapshotExists) await this.writeChangedPages(journalSeq);
     else await this.writeWholeImage(journalSeq);
   }
