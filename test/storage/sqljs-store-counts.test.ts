@@ -110,4 +110,28 @@ describe("each Store's counts kept in the snapshot", () => {
     expect((await keptIn(copy)).rows.map(([, statements, rejections]) => [statements, rejections])).toEqual([[2, 0]]);
     expect(await counted(copy, store.id)).toEqual({ statements: 3, rejections: 1 });
   });
+
+  it('follow a Store emptied or deleted after the snapshot, across a crash and a clean stop', async () => {
+    const dir = await tempDir();
+    const storage = await openIn(dir);
+    const emptied = await withStore(storage);
+    const deleted = await withStore(storage);
+    const kept = await withStore(storage);
+    for (const store of [emptied, deleted, kept]) await storage.insertStatements(store.id, [makeStatement(), makeStatement()]);
+    await storage.snapshot();
+    await storage.emptyStore(emptied.id);
+    await storage.deleteStore(deleted.id);
+    const copy = await crashCopy(dir);
+    await storage.close();
+    for (const at of [copy, dir]) {
+      expect(await counted(at, emptied.id)).toEqual({ statements: 0, rejections: 0 });
+      expect(await counted(at, kept.id)).toEqual({ statements: 2, rejections: 0 });
+      const reopened = await openIn(at);
+      try {
+        expect((await reopened.stats()).statements).toBe(2);
+      } finally {
+        await reopened.close();
+      }
+    }
+  });
 });
