@@ -1,6 +1,7 @@
 /**
- * The headless service as one production file: `npm run build:server` builds src-server/service/main.ts
- * to out/server/main.js, run with plain Node (`node out/server/main.js --port 8411`). Dependencies
+ * The headless service as a production build: `npm run build:server` builds src-server/service/main.ts
+ * to out/server/main.js, run with plain Node (`node out/server/main.js --port 8411`), and the service
+ * it loads once Node's compile cache is on to one chunk beside it (out/server/assets/). Dependencies
  * stay external (an SSR build's default): they load from node_modules, and sql.js finds its wasm
  * there. The benchmark (`npm run bench`) runs this file. electron-vite's main build carries the
  * same service as out/main/service-process.js for the desktop app; this build needs no Electron

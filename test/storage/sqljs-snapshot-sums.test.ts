@@ -7,7 +7,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SNAPSHOT_FILE, SNAPSHOT_SUMS_FILE } from '../../src-server/storage/sqljs/data-dir-files';
 import { PAGE_BYTES } from '../../src-server/storage/sqljs/file-changes';
-import { PageSums, SnapshotDamagedError } from '../../src-server/storage/sqljs/snapshot-sums';
+import { readWholeFile } from '../../src-server/storage/sqljs/fs';
+import { PageSummer, PageSums, SnapshotDamagedError } from '../../src-server/storage/sqljs/snapshot-sums';
 import { makeStatement } from './rows';
 import { closedAfterEach, crashCopy, dataDirFingerprint, openIn, removeTempDirs, tempDir, withStore } from './sqljs-helpers';
 
@@ -110,5 +111,57 @@ describe('page sums after changed pages', () => {
     image.fill(7, 0, 2 * PAGE_BYTES);
     image.set(written, 4 * PAGE_BYTES);
     expect(after.mismatches(PageSums.ofImage(image, 0))).toEqual({ pages: [], sizeDiffers: false });
+  });
+});
+
+describe('page checksums taken as the snapshot is read', () => {
+  /** Bytes that differ page by page, and a last page cut short. */
+  function image(pages: number, tail: number): Uint8Array {
+    const bytes = new Uint8Array(pages * PAGE_BYTES + tail);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 31 + (i >> 12)) & 0xff;
+    return bytes;
+  }
+
+  it('are the sums of the whole image, whatever the chunks the read reported (page-aligned or not)', () => {
+    const bytes = image(9, 1000);
+    for (const steps of [[bytes.length], [PAGE_BYTES * 2, PAGE_BYTES * 5, bytes.length], [1, 4097, 4098, 20000, 36000, bytes.length]]) {
+      const summer = new PageSummer();
+      for (const readBytes of steps) summer.onRead(bytes, readBytes);
+      const sums = summer.finish(bytes);
+      expect(sums.sums).toEqual(PageSums.ofImage(bytes, 0).sums);
+      expect(sums.fileBytes).toBe(bytes.length);
+    }
+  });
+
+  it('sum what the read did not report, and a file that shrank while read as it was returned', () => {
+    const bytes = image(6, 10);
+    const untold = new PageSummer();
+    untold.onRead(bytes, PAGE_BYTES * 2);
+    expect(untold.finish(bytes).sums).toEqual(PageSums.ofImage(bytes, 0).sums);
+    expect(new PageSummer().finish(bytes).sums).toEqual(PageSums.ofImage(bytes, 0).sums);
+    const shrank = new PageSummer();
+    shrank.onRead(bytes, PAGE_BYTES * 3);
+    const returned = bytes.subarray(0, PAGE_BYTES * 3 + 5);
+    const sums = shrank.finish(returned);
+    expect(sums.sums).toEqual(PageSums.ofImage(returned, 0).sums);
+    expect(sums.fileBytes).toBe(returned.length);
+  });
+
+  it('follow a read in chunks, told of each one before the file is whole', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'image');
+    const bytes = image(5000, 123); // ~20 MB: several chunks
+    await writeFile(file, bytes);
+    const told: number[] = [];
+    const summer = new PageSummer();
+    const read = await readWholeFile(file, 256 * 1024 * 1024, undefined, (into, readBytes) => {
+      told.push(readBytes);
+      summer.onRead(into, readBytes);
+    });
+    expect(Buffer.compare(read, bytes)).toBe(0);
+    expect(told.length).toBeGreaterThan(1);
+    expect(told.at(-1)).toBe(bytes.length);
+    expect(told).toEqual([...told].sort((a, b) => a - b));
+    expect(summer.finish(read).sums).toEqual(PageSums.ofImage(bytes, 0).sums);
   });
 });

@@ -337,7 +337,7 @@ export class DurableDatabase {
     this.endWriteGroup();
     if (this.failure) throw this.failure;
     this.flushDerived();
-    writeMeta(this.sql, { journalSeq: this.journalSeq, lastSeq: this.applyState.lastSeq });
+    writeMeta(this.sql, { journalSeq: this.journalSeq, lastSeq: this.applyState.lastSeq }, this.applyState.counts);
     const image = this.sql.exportImage();
     this.sql.resetCache();
     await this.writer.sync();
@@ -423,7 +423,7 @@ export class DurableDatabase {
     this.endWriteGroup();
     if (this.failure) throw this.failure;
     this.flushDerived();
-    writeMeta(this.sql, { journalSeq, lastSeq: this.applyState.lastSeq });
+    writeMeta(this.sql, { journalSeq, lastSeq: this.applyState.lastSeq }, this.applyState.counts);
     if (this.snapshotExists) await this.writeChangedPages(journalSeq);
     else await this.writeWholeImage(journalSeq);
   }

@@ -34,6 +34,8 @@ export const STORE_DATA_TABLES = [
   'bench_document_writes',
   // Their statements are gone: nothing is left to redeliver.
   'forwarder_dead_letters',
+  // The counts an image keeps (store-counts.ts): every image writes them whole again.
+  'store_counts',
 ] as const;
 
 /** Store-keyed tables that emptying keeps (settings of the Store rather than its data). */

@@ -15,13 +15,20 @@ export interface StorageFileHandle {
   close(): Promise<void>;
 }
 
+/**
+ * Told as a file is read: the first `readBytes` of `into` (the whole file's buffer) are read. It
+ * runs while the next chunk is being read (by libuv's thread pool), so work on the bytes read so
+ * far overlaps the reading of the rest. It must not throw.
+ */
+export type ReadProgress = (into: Uint8Array, readBytes: number) => void;
+
 export interface StorageFs {
   mkdir(dir: string): Promise<void>;
   /**
    * The whole file, or null when it does not exist. `storageFor` may give the buffer to read it
    * into (at least `size` bytes; the answer is then a view of its start).
    */
-  readFile(path: string, storageFor?: (size: number) => Uint8Array | undefined): Promise<Uint8Array | null>;
+  readFile(path: string, storageFor?: (size: number) => Uint8Array | undefined, onRead?: ReadProgress): Promise<Uint8Array | null>;
   readdir(dir: string): Promise<string[]>;
   /** Opens for writing at explicit positions, creating the file when missing. */
   open(path: string, options: { truncate: boolean }): Promise<StorageFileHandle>;
@@ -35,26 +42,38 @@ export interface StorageFs {
 /** Node's readFile refuses files over 2 GiB, and one write call takes less; a snapshot can be larger (capacity.ts). */
 const READ_CHUNK_BYTES = 256 * 1024 * 1024;
 const WRITE_CHUNK_BYTES = 256 * 1024 * 1024;
+/**
+ * Chunks of a read whose progress is followed (ReadProgress): small enough that the work on one
+ * overlaps the reading of the next from early on, large enough that the calls cost nothing.
+ */
+const PROGRESS_CHUNK_BYTES = 8 * 1024 * 1024;
 
 /**
  * The whole file, read in chunks of `chunkBytes` into one buffer, so it may pass 2 GiB; into the
- * buffer `storageFor` gives, when it gives one.
+ * buffer `storageFor` gives, when it gives one. `onRead` is told of each chunk while the next one
+ * is read.
  */
 export async function readWholeFile(
   path: string,
   chunkBytes = READ_CHUNK_BYTES,
   storageFor?: (size: number) => Uint8Array | undefined,
+  onRead?: ReadProgress,
 ): Promise<Uint8Array> {
   const handle = await fsp.open(path, constants.O_RDONLY);
   try {
     const { size } = await handle.stat();
     const given = storageFor?.(size);
     const whole = given && given.length >= size ? given.subarray(0, size) : Buffer.allocUnsafe(size);
+    const chunk = onRead ? Math.min(chunkBytes, PROGRESS_CHUNK_BYTES) : chunkBytes;
+    const readAt = (at: number) => handle.read(whole, at, Math.min(chunk, size - at), at);
     let done = 0;
-    while (done < size) {
-      const { bytesRead } = await handle.read(whole, done, Math.min(chunkBytes, size - done), done);
-      if (bytesRead === 0) break; // the file shrank while read: what is there is the file
+    let reading = size > 0 ? readAt(0) : null;
+    while (reading) {
+      const { bytesRead } = await reading;
       done += bytesRead;
+      // bytesRead 0: the file shrank while read, and what is there is the file.
+      reading = bytesRead > 0 && done < size ? readAt(done) : null;
+      if (bytesRead > 0) onRead?.(whole, done);
     }
     return done === size ? whole : whole.subarray(0, done);
   } finally {
@@ -79,9 +98,9 @@ export const nodeStorageFs: StorageFs = {
   async mkdir(dir) {
     await fsp.mkdir(dir, { recursive: true });
   },
-  async readFile(path, storageFor) {
+  async readFile(path, storageFor, onRead) {
     try {
-      return await readWholeFile(path, READ_CHUNK_BYTES, storageFor);
+      return await readWholeFile(path, READ_CHUNK_BYTES, storageFor, onRead);
     } catch (err) {
       if (isErrno(err, 'ENOENT')) return null;
       throw err;

@@ -21,9 +21,10 @@ import { applyOpInTransaction } from './ops';
 import type { ApplyState } from './apply-state';
 import { ensureSchema } from './schema';
 import { finishSnapshotPages } from './snapshot-pages';
-import { PageSums, SnapshotDamagedError, describePages, readPageSums, writePageSums } from './snapshot-sums';
+import { PageSummer, PageSums, SnapshotDamagedError, describePages, readPageSums, writePageSums } from './snapshot-sums';
 import { Sql, sqlJsFileName } from './sql';
 import { StatementEncoder } from './statement-codec';
+import { readStoreCounts } from './store-counts';
 import { TermIds } from './terms';
 
 const sqlJsByWasm = new Map<string, Promise<SqlJsStatic>>();
@@ -109,10 +110,32 @@ export interface LoadedDatabase {
  */
 const PAGE_CACHE_SIZE = -32 * 1024;
 
+/** A snapshot from this size on gets a line in the log saying where its open's time went. */
+const LOG_OPEN_FROM_BYTES = 64 * 1024 * 1024;
+
+/** Where an open's time went, phase by phase, for the log: start-up time follows the data's size. */
+class OpenPhases {
+  private readonly started = performance.now();
+  private last = this.started;
+  private readonly spent: string[] = [];
+
+  done(phase: string): void {
+    const now = performance.now();
+    this.spent.push(`${phase} ${Math.round(now - this.last)}`);
+    this.last = now;
+  }
+
+  summary(): string {
+    return `${Math.round(this.last - this.started)} ms (${this.spent.join(', ')})`;
+  }
+}
+
 /** Loads the snapshot (or creates an empty database) and replays the journal over it. */
 export async function loadDatabase(ctx: LoadContext): Promise<LoadedDatabase> {
   const snapshotPath = path.join(ctx.dataDir, SNAPSHOT_FILE);
+  const phases = new OpenPhases();
   const { sql, changes, snapshotExists, actualSums } = await openSnapshot(ctx, snapshotPath);
+  phases.done('read and page sums');
   try {
     const onDisk = actualSums ? await readPageSums(ctx.fs, ctx.dataDir) : null;
     const mismatch = onDisk instanceof PageSums && actualSums ? onDisk.mismatches(actualSums) : null;
@@ -132,8 +155,15 @@ export async function loadDatabase(ctx: LoadContext): Promise<LoadedDatabase> {
     }
     const sums = actualSums && (await settleSnapshotSums(ctx, sql, snapshotPath, { actual: actualSums, onDisk, mismatch, journalSeq: meta.journalSeq }));
     const state: ApplyState = { sql, storeNums: new Map(), counts: new Map(), lastSeq: meta.lastSeq, definitions: new DefinitionCache(), ingestion: new PendingIngestion(), termIds: new TermIds(), names: new NameCache(), encoder: new StatementEncoder() };
-    loadCaches(state);
+    phases.done('schema and page sums check');
+    // The image is exactly the snapshot here: counts it keeps of its own journal seq hold.
+    loadCaches(state, meta.journalSeq);
+    phases.done('counts');
     const journal = await replayJournals(ctx, state, meta.journalSeq);
+    phases.done('journal');
+    if (actualSums && actualSums.fileBytes >= LOG_OPEN_FROM_BYTES) {
+      ctx.log(`opened ${path.basename(snapshotPath)} (${Math.round(actualSums.fileBytes / 1024 ** 2)} MiB) in ${phases.summary()}`);
+    }
     return { state, changes, snapshotSeq: meta.journalSeq, snapshotExists, sums, ...journal };
   } catch (err) {
     changes.dispose();
@@ -174,9 +204,11 @@ async function openSnapshot(
 ): Promise<{ sql: Sql; changes: FileChanges; snapshotExists: boolean; actualSums: PageSums | null }> {
   const finished = await finishSnapshotPages(ctx.fs, ctx.dataDir);
   if (finished > 0) ctx.log(`wrote the ${finished} pages of an interrupted snapshot into ${path.basename(snapshotPath)}`);
-  const image = await ctx.fs.readFile(snapshotPath, imageStorageFor);
-  // The sums of the bytes as read, before sql.js owns them (it changes them in place from here).
-  const actualSums = image && PageSums.ofImage(image, 0);
+  // The sums of the bytes as read, before sql.js owns them (it changes them in place from here),
+  // taken while the rest of the file is read.
+  const summer = new PageSummer();
+  const image = await ctx.fs.readFile(snapshotPath, imageStorageFor, summer.onRead);
+  const actualSums = image && summer.finish(image);
   const db = new ctx.SQL.Database(image);
   // From here every write to the file is a change the next snapshot writes (file-changes.ts).
   return { sql: new Sql(db), changes: new FileChanges(sqlJsFileName(db)), snapshotExists: image !== null, actualSums };
@@ -392,19 +424,22 @@ export class JournalDamagedError extends Error {
   }
 }
 
-/** Rebuilds the in-memory lookups from the database (at load, and after a write that failed to apply). */
-export function loadCaches(state: ApplyState): void {
+/**
+ * Rebuilds the in-memory lookups from the database (at load, and after a write that failed to
+ * apply). `imageSeq`: the database is the image of that journal seq, as read, so the counts it
+ * keeps of that seq (store-counts.ts) are read instead of counting the rows.
+ */
+export function loadCaches(state: ApplyState, imageSeq?: number): void {
   const { sql } = state;
   state.definitions.clear();
   state.termIds.clear();
   state.names.clear();
   state.storeNums.clear();
   state.counts.clear();
-  for (const [id, num] of sql.all('SELECT id, num FROM stores')) {
-    state.storeNums.set(id as string, num as number);
-    state.counts.set(num as number, { statements: 0, rejections: 0 });
-  }
-  for (const table of ['statements', 'rejections'] as const) {
+  for (const [id, num] of sql.all('SELECT id, num FROM stores')) state.storeNums.set(id as string, num as number);
+  const kept = imageSeq === undefined ? null : readStoreCounts(sql, imageSeq, state.storeNums.values());
+  for (const num of state.storeNums.values()) state.counts.set(num, kept?.get(num) ?? { statements: 0, rejections: 0 });
+  for (const table of kept ? [] : (['statements', 'rejections'] as const)) {
     for (const [num, n] of sql.all(`SELECT store_num, count(*) FROM ${table} GROUP BY store_num`)) {
       const counts = state.counts.get(num as number);
       if (counts) counts[table] = n as number;

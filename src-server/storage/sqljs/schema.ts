@@ -21,6 +21,8 @@ import { ensureAuditTable } from './audit-log';
 import type { Sql } from './sql';
 import { registerStatementText } from './statement-codec';
 import { ensureStatementTargets } from './statement-targets';
+import { ensureStoreCountsTable, writeStoreCounts } from './store-counts';
+import type { ApplyState } from './apply-state';
 import { ensureStoreLimitsColumn } from './stores';
 import { ensureTermTables } from './terms';
 
@@ -142,6 +144,7 @@ export function ensureSchema(sql: Sql): Meta {
   ensureForwarderTables(sql); // forwarders, their cursors and dead letters
   ensureImportJobsTable(sql); // imports of statements, kept for resuming
   ensureAuditTable(sql); // the audit log of admin actions
+  ensureStoreCountsTable(sql); // each Store's counts as of the image, read at open instead of counting
   return meta;
 }
 
@@ -154,9 +157,14 @@ export function readMeta(sql: Sql): Meta {
   };
 }
 
-export function writeMeta(sql: Sql, meta: Pick<Meta, 'journalSeq' | 'lastSeq'>): void {
+/**
+ * The journal seq and seq high-water mark an image holds, written just before it is taken; with
+ * `counts`, each Store's counts too (store-counts.ts), so the next open need not count the rows.
+ */
+export function writeMeta(sql: Sql, meta: Pick<Meta, 'journalSeq' | 'lastSeq'>, counts?: ApplyState['counts']): void {
   sql.transaction(() => {
     sql.run("UPDATE meta SET value = ? WHERE key = 'journal_seq'", [meta.journalSeq]);
     sql.run("UPDATE meta SET value = ? WHERE key = 'last_seq'", [meta.lastSeq]);
+    if (counts) writeStoreCounts(sql, meta.journalSeq, counts);
   });
 }

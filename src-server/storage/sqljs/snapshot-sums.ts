@@ -123,6 +123,39 @@ export class PageSums {
   }
 }
 
+/**
+ * The sums of a file taken as it is read (fs.ts, ReadProgress): each whole page as soon as it is
+ * in, on this thread, while libuv's thread pool reads the next chunk. Reading a snapshot into its
+ * reservation (page faults and a copy: system time) costs about as much as summing it, so summing
+ * while reading takes the two nearly down to the read alone. The last page is summed once the
+ * file is whole. `finish` sums whatever was not told (a file layer that does not report progress,
+ * a file that shrank while read): the answer is always the sums of the bytes the read returned,
+ * before sql.js owns them.
+ */
+export class PageSummer {
+  private sums: Uint32Array | null = null;
+  private fileBytes = -1;
+  private summedPages = 0;
+
+  readonly onRead = (into: Uint8Array, readBytes: number): void => {
+    if (this.sums === null) {
+      this.fileBytes = into.length;
+      this.sums = new Uint32Array(Math.ceil(into.length / PAGE_BYTES));
+    }
+    if (into.length !== this.fileBytes) return;
+    const through = readBytes >= into.length ? this.sums.length : Math.floor(readBytes / PAGE_BYTES);
+    for (let page = this.summedPages; page < through; page++) this.sums[page] = pageSum(into, page, into.length);
+    this.summedPages = Math.max(this.summedPages, through);
+  };
+
+  /** The sums of `image`, the bytes the read returned. */
+  finish(image: Uint8Array): PageSums {
+    if (this.sums === null || image.length !== this.fileBytes) return PageSums.ofImage(image, 0);
+    this.onRead(image, image.length);
+    return new PageSums(0, image.length, this.sums);
+  }
+}
+
 /** The sums file of a data directory: the sums, null when there is none, or why it cannot be read. */
 export async function readPageSums(fs: StorageFs, dataDir: string): Promise<PageSums | string | null> {
   const bytes = await fs.readFile(path.join(dataDir, SNAPSHOT_SUMS_FILE));
