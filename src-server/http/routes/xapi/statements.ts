@@ -156,11 +156,10 @@ function sendRead(reply: FastifyReply, result: StatementReadResult, consistentTh
   reply.header(CONSISTENT_THROUGH, consistentThrough);
   const lastModified = result.kind === 'single' ? result.stored : result.lastStored;
   if (lastModified) reply.header('Last-Modified', new Date(lastModified).toUTCString());
-  const json = result.json;
-  if (result.attachments === undefined) return reply.code(200).type('application/json; charset=utf-8').send(json);
+  if (result.attachments === undefined) return reply.code(200).type('application/json; charset=utf-8').send(result.body);
   // attachments=true (Part Three §2.1.3): the statements first, then each attachment's raw data.
   const parts = [
-    { headers: { 'Content-Type': 'application/json' }, body: Buffer.from(json, 'utf8') },
+    { headers: { 'Content-Type': 'application/json' }, body: result.body },
     ...result.attachments.map((attachment) => ({
       headers: {
         'Content-Type': attachment.contentType,
