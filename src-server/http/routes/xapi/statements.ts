@@ -128,12 +128,18 @@ export default async function statementRoutes(app: FastifyInstance, deps: Statem
     return reply.code(204).send();
   });
 
+  // The public URL's path, parsed once per URL (it is the same for nearly every request).
+  let prefixOf = { url: '', prefix: publicPathPrefix('') };
+  const pathPrefix = (url: string) => {
+    if (prefixOf.url !== url) prefixOf = { url, prefix: publicPathPrefix(url) };
+    return prefixOf.prefix;
+  };
   app.get('/statements', async (request, reply) => {
     // statements/read, all/read or all read the whole Store; statements/read/mine only the key's own.
     const reach = statementReadReach(request.lrsKey);
     if (reach === null) throw errors.missingScope('statements/read');
     const params = singleQueryParams(request);
-    const options: ReadOptions = { acceptLanguages: acceptLanguages(request), morePath: publicPathPrefix(deps.publicUrl(request)) + request.url.split('?')[0]! };
+    const options: ReadOptions = { acceptLanguages: acceptLanguages(request), morePath: pathPrefix(deps.publicUrl(request)) + request.url.split('?')[0]! };
     if (reach === 'mine') options.onlyKeyId = request.lrsKey.id;
     // Decided before the read: every statement stored up to it is visible to the read.
     const consistentThrough = deps.storage.consistentThrough
