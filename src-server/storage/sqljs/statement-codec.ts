@@ -202,7 +202,7 @@ export function decodeStatement(bytes: Uint8Array, context: Uint8Array): string 
 }
 
 /** decodeStatement's text as the UTF-8 bytes it is decoded to: what an answer writes as it is. */
-export function decodeStatementUtf8(bytes: Uint8Array, context: Uint8Array): Buffer {
+function decodeStatementUtf8(bytes: Uint8Array, context: Uint8Array): Buffer {
   if (bytes[0] !== FORMAT_V1) throw new Error(`unknown statement format ${bytes[0]}`);
   let i = 1;
   let length = 0;
