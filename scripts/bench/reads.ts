@@ -18,7 +18,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runLoad } from './load';
-import { ADMIN_TOKEN, startServiceProcess, type Child } from './processes';
+import { startServiceProcess, type Child } from './processes';
+import { READ_SLUG as SLUG, ok, storeContext } from './read-store';
 import { analyseProfile, monotonicMicros, printProfile } from './profile';
 import { readEngineCosts } from './read-engine';
 import { scenarios, type StoreContext } from './scenarios';
@@ -41,25 +42,6 @@ const { values: args } = parseArgs({
 const dataDir = args['data-dir'];
 if (!dataDir) throw new Error('--data-dir is required (kept between runs)');
 const wanted = args.scenario ? args.scenario.split(',') : READ_SCENARIOS;
-const SLUG = 'bench';
-const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
-
-async function ok(response: Response, what: string): Promise<Response> {
-  if (!response.ok) throw new Error(`${what}: ${response.status} ${await response.text()}`);
-  return response;
-}
-
-/** A new key for the bench Store (created when missing): the secret of an earlier run's key is not kept. */
-async function storeContext(url: string): Promise<StoreContext> {
-  const found = await fetch(`${url}/admin/api/stores/${SLUG}`, { headers: admin });
-  if (found.status === 404) {
-    const body = JSON.stringify({ slug: SLUG, name: 'Benchmark', environment: 'test' });
-    await ok(await fetch(`${url}/admin/api/stores`, { method: 'POST', headers: admin, body }), 'create the Store');
-  }
-  const key = await ok(await fetch(`${url}/admin/api/stores/${SLUG}/keys`, { method: 'POST', headers: admin, body: '{"name":"reads"}' }), 'create a key');
-  return { slug: SLUG, authorization: `Basic ${((await key.json()) as { basic: string }).basic}`, adminToken: ADMIN_TOKEN, knownIds: [] };
-}
-
 /** The bench's statements (seed 11, as its large phase), 1,000 a request, four requests in flight. */
 async function fill(url: string, ctx: StoreContext, count: number): Promise<void> {
   const generator = statementGenerator(11);

@@ -51,5 +51,18 @@ export function requestOrigin(request: RequestPlace): string | null {
  * and `ownUrl` stays the fallback for a request that names none a URL can carry.
  */
 export function publicUrlOf(ownUrl: () => string, followRequest: boolean): PublicUrlOf {
-  return followRequest ? (request) => requestOrigin(request) ?? ownUrl() : () => ownUrl();
+  if (!followRequest) return () => ownUrl();
+  // Every request asks, and clients come by a few names: each name's origin is parsed once.
+  // Bounded, since the Host header is whatever a client sends.
+  const origins = new Map<string, string | null>();
+  return (request) => {
+    const place = `${String(request.protocol)} ${request.host}`;
+    let origin = origins.get(place);
+    if (origin === undefined) {
+      if (origins.size >= 256) origins.clear();
+      origin = requestOrigin(request);
+      origins.set(place, origin);
+    }
+    return origin ?? ownUrl();
+  };
 }

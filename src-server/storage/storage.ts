@@ -121,6 +121,11 @@ export interface StoredStatement {
   statement: Record<string, unknown>;
   /** The statement as stored, as JSON text: a read that answers it unchanged sends this as is. */
   statementJson: string;
+  /**
+   * The same text as UTF-8 bytes, when the storage read it as bytes (the embedded storage's
+   * compact rows): an answer writes these rather than encoding statementJson again.
+   */
+  readonly statementUtf8?: Uint8Array;
   stored: string;
   voided: boolean;
   keyId: string;

@@ -11,6 +11,7 @@
  *   account:<homePage>|<name>          "|" cannot occur in a valid homePage IRI, so the split is unambiguous
  */
 
+import { commonAgent } from './common-statement';
 import { issueFromZod } from './issue-from-zod';
 import type { XapiIssue } from './issue';
 import { statementSchemas } from './statement-schema';
@@ -83,6 +84,14 @@ export function parseAgentParam(json: string): AgentParamResult {
       ok: false,
       issue: { field: 'agent', message: `agent must be the JSON of an Agent or identified Group, such as ${AGENT_EXAMPLE}` },
     };
+  }
+  // The common case, an Agent with one identifier, by the hand-written checks of the same rules
+  // (common-statement.ts); anything else, every invalid value included, by the schema, which
+  // words the error.
+  const common = commonAgent(parsed);
+  if (common !== null) {
+    const key = agentKey(common as Agent);
+    if (key !== null) return { ok: true, key };
   }
   try {
     // Agent and Group rules are the same in 1.0.3 and 2.0.0.

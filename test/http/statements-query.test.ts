@@ -130,3 +130,24 @@ describe('statements that target other statements (§2.1.4, "Filter Conditions f
     expect(await ids(`?verb=${encodeURIComponent(verb)}`)).toEqual([]);
   });
 });
+
+describe('the answer is the stored text, as bytes', () => {
+  it('writes each statement in UTF-8 exactly as stored, with a Content-Length of the bytes sent', async () => {
+    const actor = { objectType: 'Agent', name: 'Zoë 日本 ✓', mbox: 'mailto:zoe@example.com' };
+    const [id] = (await post(statement({ actor }))).json();
+    const agent = encodeURIComponent(JSON.stringify({ mbox: 'mailto:zoe@example.com' }));
+    for (const query of [`?agent=${agent}`, `?statementId=${id}`]) {
+      const response = await get(query);
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(Number(response.headers['content-length'])).toBe(response.rawPayload.length);
+      const body = response.json();
+      const read = query.startsWith('?agent') ? body.statements[0] : body;
+      expect(read.id).toBe(id);
+      expect(read.actor.name).toBe('Zoë 日本 ✓');
+    }
+    // A page and the statement alone carry the same text for it.
+    const page = (await get(`?agent=${agent}`)).rawPayload.toString('utf8');
+    expect(page).toContain((await get(`?statementId=${id}`)).rawPayload.toString('utf8'));
+  });
+});

@@ -134,6 +134,24 @@ describe('authentication', () => {
     expect(response.json().error.message).toBe(`API key "${key.id}" was revoked at ${revokedAt}; create a new key for this content.`);
   });
 
+  it('refuses a key revoked after it was used, on its very next request', async () => {
+    // Used first, so whatever a request keeps of a key that passed is warm.
+    for (let i = 0; i < 3; i++) expect((await t.xapi(key, { method: 'GET', url: '/demo/xAPI/statements' })).statusCode).toBe(200);
+    const revoke = await t.admin({ method: 'DELETE', url: `/admin/api/stores/demo/keys/${key.id}` });
+    expect(revoke.statusCode).toBe(200);
+    const response = await t.xapi(key, { method: 'GET', url: '/demo/xAPI/statements' });
+    expect(response.statusCode).toBe(401);
+    expect(response.json().error.message).toContain('was revoked');
+  });
+
+  it('refuses a used key presented with a wrong secret, and still serves the right one', async () => {
+    expect((await t.xapi(key, { method: 'GET', url: '/demo/xAPI/statements' })).statusCode).toBe(200);
+    const wrongSecret = `${key.secret.slice(0, -1)}${key.secret.endsWith('A') ? 'B' : 'A'}`;
+    const wrong = { ...key, basic: Buffer.from(`${key.id}:${wrongSecret}`, 'utf8').toString('base64') };
+    expect((await t.xapi(wrong, { method: 'GET', url: '/demo/xAPI/statements' })).statusCode).toBe(401);
+    expect((await t.xapi(key, { method: 'GET', url: '/demo/xAPI/statements' })).statusCode).toBe(200);
+  });
+
   it('refuses an expired key with 401', async () => {
     const expiring = await t.createKey('demo', { name: 'short', expiresAt: new Date(Date.now() + 200).toISOString() });
     const before = await t.xapi(expiring, { method: 'GET', url: '/demo/xAPI/statements' });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { agentKey, agentOfKey, parseAgentParam } from '../../src-server/xapi/agent-key';
+import { commonAgent } from '../../src-server/xapi/common-statement';
+import { statementSchemas } from '../../src-server/xapi/statement-schema';
 import type { Agent, Group } from '../../src-server/xapi/statement-schema';
 
 describe('agentKey', () => {
@@ -84,5 +86,77 @@ describe('agentOfKey', () => {
 
   it('is null for text that is no key', () => {
     for (const text of ['ada@example.com', 'name:Ada', 'account:no-bar']) expect(agentOfKey(text)).toBeNull();
+  });
+});
+
+describe('parseAgentParam: the common Agent without zod', () => {
+  // What the schema alone answers: the reference the hand-written checks are held to.
+  function bySchema(value: unknown): { ok: true; key: string | null } | { ok: false } {
+    const result = statementSchemas['2.0.0'].actor.safeParse(value);
+    return result.success ? { ok: true, key: agentKey(result.data) } : { ok: false };
+  }
+
+  const identifiers: Array<Record<string, unknown>> = [
+    { mbox: 'mailto:ada@Example.com' },
+    { mbox: 'MAILTO:ada@example.com' },
+    { mbox: 'ada@example.com' },
+    { mbox: 'mailto:' },
+    { mbox: 5 },
+    { mbox_sha1sum: 'CD9B00A5611F94EAA7B1661EDAB976068E364975' },
+    { mbox_sha1sum: 'cd9b' },
+    { openid: 'https://openid.example.com/Ada' },
+    { openid: 'not an iri' },
+    { account: { homePage: 'https://lms.example.com', name: 'ada|1' } },
+    { account: { homePage: 'lms.example.com', name: 'ada' } },
+    { account: { homePage: 'https://lms.example.com' } },
+    { account: { homePage: 'https://lms.example.com', name: 'ada', extra: 1 } },
+    { account: null },
+    {},
+  ];
+  const extras: Array<Record<string, unknown>> = [
+    {},
+    { objectType: 'Agent' },
+    { objectType: 'agent' },
+    { objectType: 'Group' },
+    { name: 'Ada' },
+    { name: 7 },
+    { name: 'Ada', objectType: 'Agent' },
+    { member: [] },
+    { unknown: true },
+    { mbox: 'mailto:second@example.com' },
+    { openid: 'https://openid.example.com/Second' },
+  ];
+
+  it('answers every variant as the schema does: the same key, or refused with the schema\'s words', () => {
+    let fast = 0;
+    for (const identifier of identifiers) {
+      for (const extra of extras) {
+        const value = { ...extra, ...identifier };
+        const text = JSON.stringify(value);
+        const reference = bySchema(value);
+        const got = parseAgentParam(text);
+        if (commonAgent(value) !== null) fast++;
+        if (reference.ok && reference.key !== null) {
+          expect(got, text).toEqual({ ok: true, key: reference.key });
+        } else {
+          expect(got.ok, text).toBe(false);
+        }
+      }
+    }
+    // The fast path is taken for the common shapes, not skipped altogether.
+    expect(fast).toBeGreaterThanOrEqual(20);
+  });
+
+  it('gives back exactly the schema\'s output for what it accepts', () => {
+    for (const identifier of identifiers) {
+      for (const extra of extras) {
+        const value = { ...extra, ...identifier };
+        const common = commonAgent(value);
+        if (common === null) continue;
+        const result = statementSchemas['2.0.0'].actor.safeParse(value);
+        expect(result.success, JSON.stringify(value)).toBe(true);
+        if (result.success) expect(common).toEqual(result.data);
+      }
+    }
   });
 });

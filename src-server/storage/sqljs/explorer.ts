@@ -38,53 +38,65 @@ function rejectionRows(sql: Sql, storeNum: number, query: ExplorerQuery, need: n
 }
 
 /** The statement as received, when a row keeps a copy (the compact form, decoded against the stored text). */
-function receivedOf(column: unknown, storedJson: string): { received?: unknown; receivedJson?: string } {
-  const receivedJson = column === null ? null : receivedText(column, storedJson);
+function receivedOf(column: unknown, storedJson: string, storedUtf8: Uint8Array | undefined): { received?: unknown; receivedJson?: string } {
+  const receivedJson = column === null ? null : receivedText(column, storedUtf8 ?? storedJson);
   return receivedJson === null ? {} : { received: JSON.parse(receivedJson) as unknown, receivedJson };
 }
 
-/** One page; `limit` is checked by the caller. */
+/** An accepted or voided statement's record from its row (EXPLORER_STATEMENT_COLUMNS, queries.ts). */
+function statementRecord(row: Row): ExplorerRecord {
+  const s = toStoredStatement(row);
+  return {
+    seq: s.seq,
+    status: s.voided ? 'voided' : 'accepted',
+    statementId: s.statementId,
+    receivedAt: s.stored,
+    keyId: s.keyId,
+    // Parsed only if read: the Explorer's page is written from the text (storedJson).
+    get stored() {
+      return s.statement;
+    },
+    storedJson: s.statementJson,
+    ...receivedOf(row[6], s.statementJson, s.statementUtf8),
+    ...(row[7] === null ? {} : { lrsAdded: lrsAddedNames(row[7]) }),
+    warnings: row[8] === null ? [] : (JSON.parse(row[8] as string) as ExplorerRecord['warnings']),
+    error: null,
+  };
+}
+
+/** A rejected statement's record from its row (REJECTION_COLUMNS, queries.ts). */
+function rejectionRecord([seq, statementId, payload, receivedAt, keyId, error]: Row): ExplorerRecord {
+  return {
+    seq: seq as number,
+    status: 'rejected',
+    statementId: statementId as string | null,
+    receivedAt: receivedAt as string,
+    keyId: keyId as string,
+    payload: JSON.parse(payload as string),
+    error: JSON.parse(error as string) as ExplorerRecord['error'],
+  };
+}
+
+/**
+ * One page; `limit` is checked by the caller. Each half is read newest first, up to limit + 1
+ * rows; the page is the newest `limit` of both, and only its rows are decoded and parsed (the
+ * rows left over cost a statement's decoding or a payload's parse each).
+ */
 export function searchExplorerRows(sql: Sql, storeNum: number, query: ExplorerQuery): ExplorerPage {
   const { limit } = query;
-  const records: ExplorerRecord[] = [];
-  if (matchesNothing(explorerLists(query))) return { records, nextBeforeSeq: null };
-  if (query.status !== 'rejected') {
-    for (const row of statementRows(sql, storeNum, query, limit + 1)) {
-      const s = toStoredStatement(row);
-      records.push({
-        seq: s.seq,
-        status: s.voided ? 'voided' : 'accepted',
-        statementId: s.statementId,
-        receivedAt: s.stored,
-        keyId: s.keyId,
-        // Parsed only if read: the Explorer's page is written from the text (storedJson).
-        get stored() {
-          return s.statement;
-        },
-        storedJson: s.statementJson,
-        ...receivedOf(row[6], s.statementJson),
-        ...(row[7] === null ? {} : { lrsAdded: lrsAddedNames(row[7]) }),
-        warnings: row[8] === null ? [] : (JSON.parse(row[8] as string) as ExplorerRecord['warnings']),
-        error: null,
-      });
-    }
-  }
+  if (matchesNothing(explorerLists(query))) return { records: [], nextBeforeSeq: null };
+  const statements = query.status !== 'rejected' ? statementRows(sql, storeNum, query, limit + 1) : [];
   // A rejected statement has errors, not warnings: "only with warnings" leaves them out.
-  if ((query.status === undefined || query.status === 'rejected') && !query.warned) {
-    for (const [seq, statementId, payload, receivedAt, keyId, error] of rejectionRows(sql, storeNum, query, limit + 1)) {
-      records.push({
-        seq: seq as number,
-        status: 'rejected',
-        statementId: statementId as string | null,
-        receivedAt: receivedAt as string,
-        keyId: keyId as string,
-        payload: JSON.parse(payload as string),
-        error: JSON.parse(error as string) as ExplorerRecord['error'],
-      });
-    }
+  const rejections =
+    (query.status === undefined || query.status === 'rejected') && !query.warned ? rejectionRows(sql, storeNum, query, limit + 1) : [];
+  const records: ExplorerRecord[] = [];
+  let i = 0;
+  let j = 0;
+  // Both halves are newest first: merge them by seq, the page's rows only.
+  while (records.length < limit && (i < statements.length || j < rejections.length)) {
+    const fromStatements = j >= rejections.length || (i < statements.length && (statements[i]![0] as number) > (rejections[j]![0] as number));
+    records.push(fromStatements ? statementRecord(statements[i++]!) : rejectionRecord(rejections[j++]!));
   }
-  // Each half is newest first and holds up to limit + 1 rows: the page is the newest `limit` of both.
-  records.sort((a, b) => b.seq - a.seq);
-  const page = records.slice(0, limit);
-  return { records: page, nextBeforeSeq: records.length > limit ? page[page.length - 1]!.seq : null };
+  const more = i < statements.length || j < rejections.length;
+  return { records, nextBeforeSeq: more && records.length > 0 ? records[records.length - 1]!.seq : null };
 }

@@ -198,6 +198,11 @@ const damaged = () => new Error('a damaged statement: its compact form does not 
 
 /** The statement's JSON text from its compact form and its row's context (rowContext). */
 export function decodeStatement(bytes: Uint8Array, context: Uint8Array): string {
+  return decodeStatementUtf8(bytes, context).toString('utf8');
+}
+
+/** decodeStatement's text as the UTF-8 bytes it is decoded to: what an answer writes as it is. */
+function decodeStatementUtf8(bytes: Uint8Array, context: Uint8Array): Buffer {
   if (bytes[0] !== FORMAT_V1) throw new Error(`unknown statement format ${bytes[0]}`);
   let i = 1;
   let length = 0;
@@ -232,7 +237,19 @@ export function decodeStatement(bytes: Uint8Array, context: Uint8Array): string 
     while (o < stop) out[o++] = out[from++]!;
   }
   if (o !== length) throw damaged();
-  return out.toString('utf8');
+  return out;
+}
+
+/**
+ * The statement column's value as JSON text (a string) or as that text's UTF-8 bytes, whichever
+ * costs nothing more: TEXT rows as they are, the compact form's bytes as decoded. An answer that
+ * writes statements unchanged takes the bytes, so the text is neither made into a string nor
+ * encoded back to UTF-8 on the socket.
+ */
+export function statementTextOrUtf8(value: unknown, row: RowContext): string | Buffer {
+  if (typeof value === 'string') return value;
+  if (value instanceof Uint8Array) return decodeStatementUtf8(value, rowContext(row));
+  throw new TypeError(`a statement column holds ${value === null ? 'NULL' : typeof value}`);
 }
 
 /** What a statement's compact form is compressed against besides the dictionary: columns of its row. */
@@ -309,9 +326,12 @@ export function receivedColumn(encoder: StatementEncoder, received: string | nul
   return received === null ? null : encoder.encode(Buffer.from(received, 'utf8'), statementBytes);
 }
 
-/** The `received` column's value as JSON text (TEXT on rows written before the compact form), or null. */
-export function receivedText(value: unknown, statementJson: string): string | null {
+/**
+ * The `received` column's value as JSON text (TEXT on rows written before the compact form), or
+ * null. The stored statement is its context: as text, or as the UTF-8 bytes it was decoded to.
+ */
+export function receivedText(value: unknown, statement: string | Uint8Array): string | null {
   if (value === null || typeof value === 'string') return value;
-  if (value instanceof Uint8Array) return decodeStatement(value, Buffer.from(statementJson, 'utf8'));
+  if (value instanceof Uint8Array) return decodeStatement(value, typeof statement === 'string' ? Buffer.from(statement, 'utf8') : statement);
   throw new TypeError(`a received column holds ${typeof value}`);
 }

@@ -6,7 +6,7 @@ import { LazyStoredStatement } from '../row-values';
 import type { StatementPage, StatementQuery, StoredStatement } from '../storage';
 import { STATEMENT_COLUMNS, runQuery, statementQuery } from './queries';
 import type { Row, Sql } from './sql';
-import { statementText } from './statement-codec';
+import { statementTextOrUtf8 } from './statement-codec';
 import { hasTargetableFilter, hasTargetingStatements, targetingStatementQuery } from './statement-targets';
 
 export function findStatementRow(sql: Sql, storeNum: number, statementId: string): StoredStatement | null {
@@ -55,5 +55,5 @@ export function findAttachmentRows(
 /** A row in STATEMENT_COLUMNS order. */
 export function toStoredStatement(row: Row): StoredStatement {
   const [seq, statementId, , stored, voided, keyId] = row as [number, string, unknown, string, number, string];
-  return new LazyStoredStatement(seq, statementId, statementText(row[2], { statementId, stored, keyId }), stored, voided === 1, keyId);
+  return new LazyStoredStatement(seq, statementId, statementTextOrUtf8(row[2], { statementId, stored, keyId }), stored, voided === 1, keyId);
 }

@@ -128,12 +128,18 @@ export default async function statementRoutes(app: FastifyInstance, deps: Statem
     return reply.code(204).send();
   });
 
+  // The public URL's path, parsed once per URL (it is the same for nearly every request).
+  let prefixOf = { url: '', prefix: publicPathPrefix('') };
+  const pathPrefix = (url: string) => {
+    if (prefixOf.url !== url) prefixOf = { url, prefix: publicPathPrefix(url) };
+    return prefixOf.prefix;
+  };
   app.get('/statements', async (request, reply) => {
     // statements/read, all/read or all read the whole Store; statements/read/mine only the key's own.
     const reach = statementReadReach(request.lrsKey);
     if (reach === null) throw errors.missingScope('statements/read');
     const params = singleQueryParams(request);
-    const options: ReadOptions = { acceptLanguages: acceptLanguages(request), morePath: publicPathPrefix(deps.publicUrl(request)) + request.url.split('?')[0]! };
+    const options: ReadOptions = { acceptLanguages: acceptLanguages(request), morePath: pathPrefix(deps.publicUrl(request)) + request.url.split('?')[0]! };
     if (reach === 'mine') options.onlyKeyId = request.lrsKey.id;
     // Decided before the read: every statement stored up to it is visible to the read.
     const consistentThrough = deps.storage.consistentThrough
@@ -156,11 +162,10 @@ function sendRead(reply: FastifyReply, result: StatementReadResult, consistentTh
   reply.header(CONSISTENT_THROUGH, consistentThrough);
   const lastModified = result.kind === 'single' ? result.stored : result.lastStored;
   if (lastModified) reply.header('Last-Modified', new Date(lastModified).toUTCString());
-  const json = result.json;
-  if (result.attachments === undefined) return reply.code(200).type('application/json; charset=utf-8').send(json);
+  if (result.attachments === undefined) return reply.code(200).type('application/json; charset=utf-8').send(result.body);
   // attachments=true (Part Three §2.1.3): the statements first, then each attachment's raw data.
   const parts = [
-    { headers: { 'Content-Type': 'application/json' }, body: Buffer.from(json, 'utf8') },
+    { headers: { 'Content-Type': 'application/json' }, body: result.body },
     ...result.attachments.map((attachment) => ({
       headers: {
         'Content-Type': attachment.contentType,
