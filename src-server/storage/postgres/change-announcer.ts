@@ -21,7 +21,7 @@ import { CHANNEL, MAX_PAYLOAD } from './change-feed';
 import type { PostgresDatabase } from './database';
 
 /** How long writes are gathered before one notification tells them. */
-export const ANNOUNCE_INTERVAL_MS = 50;
+const ANNOUNCE_INTERVAL_MS = 50;
 /** Past this many changes waiting (the database is away), the oldest are dropped: they would be news no one can act on. */
 const MAX_PENDING = 10_000;
 
