@@ -5,7 +5,8 @@
  */
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SCHEMA_VERSION } from '../../src-server/storage/postgres/migrations';
+import { INSERT_STATEMENTS_FUNCTION, INSERT_STATEMENTS_WITHOUT_NOTIFY } from '../../src-server/storage/postgres/insert-function';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../src-server/storage/postgres/migrations';
 import { openPostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
 import type { PostgresStorage, PostgresStorageOptions } from '../../src-server/storage/postgres/postgres-storage';
 import type { DocumentKey, StorageChange } from '../../src-server/storage/storage';
@@ -156,6 +157,31 @@ describe('PostgreSQL storage with several processes', () => {
     for (const seq of seqs) expect(told().has(seq)).toBe(true);
     expect(told().size).toBe(writes + 1);
     // Gathered: far fewer notifications than writes (one per interval, not one per transaction).
+    expect(notifications).toBeLessThan(writes / 2);
+  });
+
+  it('stops notifying from the write once it migrated a database whose function did (the previous release)', async () => {
+    const db = await database();
+    await (await processOn(db)).close();
+    // The database as the previous release left it: the function notifying from its transaction.
+    const version = MIGRATIONS.indexOf(INSERT_STATEMENTS_WITHOUT_NOTIFY) + 1;
+    expect(version).toBeGreaterThan(0);
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    cleanups.push(() => client.end());
+    await client.query(INSERT_STATEMENTS_FUNCTION);
+    await client.query('DELETE FROM lore_schema WHERE version >= $1', [version]);
+
+    const storage = await processOn(db);
+    const store = makeStore();
+    await storage.insertStore(store);
+    let notifications = 0;
+    client.on('notification', () => notifications++);
+    await client.query('LISTEN lore_changes');
+    const writes = 20;
+    await Promise.all(Array.from({ length: writes }, () => storage.insertStatements(store.id, [makeStatement({ actor: ALICE })])));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(notifications).toBeGreaterThan(0);
     expect(notifications).toBeLessThan(writes / 2);
   });
 
