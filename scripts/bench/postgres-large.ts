@@ -1,8 +1,9 @@
 /**
- * `tsx scripts/bench/postgres-large.ts --database-url postgres://… [--statements N] [--seconds N]`
+ * `tsx scripts/bench/postgres-large.ts --database-url postgres://… [--statements N] [--seconds N] [--connections N]`
  *
  * GET /statements filtered by agent, activity and verb (limit 50) at a large Store on PostgreSQL:
- * p50/p95/p99 and CPU per request in the service and in PostgreSQL, one service process.
+ * p50/p95/p99 and CPU per request in the service and in PostgreSQL, one service process;
+ * `--connections` (default the scenarios' 10): fewer show the latency without queueing for CPU.
  *
  * The Store is built once and kept (database `lore_bench_large` on the server the URL names; drop
  * it by hand): 20,000 of the benchmark's statements written through the service, then copied in
@@ -21,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const { values: args } = parseArgs({
-  options: { 'database-url': { type: 'string' }, statements: { type: 'string', default: '1000000' }, seconds: { type: 'string', default: '10' } },
+  options: { 'database-url': { type: 'string' }, statements: { type: 'string', default: '1000000' }, seconds: { type: 'string', default: '10' }, connections: { type: 'string' } },
 });
 const serverUrl = args['database-url'];
 if (!serverUrl) throw new Error('--database-url postgres://… is required');
@@ -100,8 +101,10 @@ await withService(async (service) => {
   if (!key.ok) throw new Error(`create a key: ${key.status} ${await key.text()}`);
   const ctx: StoreContext = { slug: SLUG, authorization: `Basic ${((await key.json()) as { basic: string }).basic}`, adminToken: ADMIN_TOKEN, knownIds: [] };
   const count = await withClient(databaseUrl, async (client) => Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM statements')).rows[0]!.n));
-  console.log(`\n== GET /statements on PostgreSQL, ${count.toLocaleString('en-US')} statements, 1 process, ${args.seconds} s per run ==`);
-  for (const scenario of scenarios(ctx, 2).filter((s) => ['get-agent', 'get-activity', 'get-verb'].includes(s.name))) {
+  const connections = args.connections === undefined ? null : Number(args.connections);
+  console.log(`\n== GET /statements on PostgreSQL, ${count.toLocaleString('en-US')} statements, 1 process, ${args.seconds} s per run${connections === null ? '' : `, ${connections} connection(s)`} ==`);
+  for (const each of scenarios(ctx, 2).filter((s) => ['get-agent', 'get-activity', 'get-verb'].includes(s.name))) {
+    const scenario = connections === null ? each : { ...each, connections };
     await measure([service], scenario, 2, postmaster); // warm the caches
     const m = await measure([service], scenario, Number(args.seconds), postmaster);
     console.log(

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
 import type { PostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
-import { explorerRejectionQuery, explorerStatementQuery, statementQuery, targetingStatementQuery } from '../../src-server/storage/postgres/statement-queries';
+import { explorerRejectionQuery, explorerStatementQuery, statementPageQuery, statementQuery, targetingStatementQuery } from '../../src-server/storage/postgres/statement-queries';
 import type { BuiltQuery } from '../../src-server/storage/postgres/statement-queries';
 import type { ExplorerQuery, StatementQuery } from '../../src-server/storage/storage';
 import { createTestDatabase } from '../postgres/test-database';
@@ -32,8 +32,11 @@ function nodes(plan: PlanNode): PlanNode[] {
   return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
 }
 
-async function plan(query: BuiltQuery): Promise<PlanNode[]> {
-  const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) ${query.text}`, query.values);
+/** `generic`: the plan made for any values, which a prepared statement may settle on (database.ts, `prepared`). */
+async function plan(query: BuiltQuery, generic = false): Promise<PlanNode[]> {
+  const { rows } = generic
+    ? await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (GENERIC_PLAN, FORMAT JSON) ${query.text}`)
+    : await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) ${query.text}`, query.values);
   return nodes(rows[0]!['QUERY PLAN'][0]!.Plan);
 }
 
@@ -43,8 +46,12 @@ const BIG_TABLES = ['statements', 'term_postings', 'rejections'];
  * `index`: the index a selective filter must be read through (null: any index will do). `sorts`:
  * a merge of several values sorts what it read of each (a page at most), never a table's rows.
  */
-async function expectIndexed(query: BuiltQuery, index: string | null = null, sorts: 'none' | 'pages' = 'none'): Promise<void> {
-  const all = await plan(query);
+async function expectIndexed(query: BuiltQuery, index: string | null = null, sorts: 'none' | 'pages' = 'none', prepared = true): Promise<void> {
+  // The plan for these values, and for a prepared statement the one for any values, which it may settle on.
+  for (const generic of prepared ? [false, true] : [false]) await expectPlanIndexed(await plan(query, generic), index, sorts);
+}
+
+async function expectPlanIndexed(all: PlanNode[], index: string | null, sorts: 'none' | 'pages'): Promise<void> {
   const described = all.map((n) => `${n['Node Type']}${n['Relation Name'] ? ` on ${n['Relation Name']}` : ''}${n['Index Name'] ? ` using ${n['Index Name']}` : ''}`);
   const seqScans = all.filter((n) => n['Node Type'] === 'Seq Scan' && BIG_TABLES.includes(n['Relation Name'] ?? ''));
   expect(seqScans, described.join('\n')).toEqual([]);
@@ -143,10 +150,14 @@ const MERGED_EXPLORER_SHAPES: Array<[string, Omit<ExplorerQuery, 'limit'>, strin
 describe('PostgreSQL query plans', () => {
   for (const [name, query, index] of STATEMENT_SHAPES) {
     it(`GET /statements by ${name} reads through an index`, async () => {
-      await expectIndexed(statementQuery(storeNum, { limit: 51, ...query }, 51), index);
+      // A key's own statements are not prepared (statement-reads.ts): a plan for any key would walk the Store.
+      const prepared = query.keyId === undefined;
+      await expectIndexed(statementQuery(storeNum, { limit: 51, ...query }, 51), index, 'none', prepared);
       if (query.agent || query.activityId || query.verbId || query.registration) {
-        await expectIndexed(targetingStatementQuery(storeNum, { limit: 51, ...query }, 51));
+        await expectIndexed(targetingStatementQuery(storeNum, { limit: 51, ...query }, 51), null, 'none', prepared);
       }
+      // What is sent: both halves as one query, each through its index as when apart.
+      await expectIndexed(statementPageQuery(storeNum, { limit: 51, ...query }, 51), index, 'none', prepared);
     });
   }
   for (const [name, query, index] of EXPLORER_SHAPES) {

@@ -5,13 +5,14 @@
  */
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SCHEMA_VERSION } from '../../src-server/storage/postgres/migrations';
+import { INSERT_STATEMENTS_FUNCTION, INSERT_STATEMENTS_WITHOUT_NOTIFY } from '../../src-server/storage/postgres/insert-function';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../src-server/storage/postgres/migrations';
 import { openPostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
 import type { PostgresStorage, PostgresStorageOptions } from '../../src-server/storage/postgres/postgres-storage';
-import type { DocumentKey } from '../../src-server/storage/storage';
+import type { DocumentKey, StorageChange } from '../../src-server/storage/storage';
 import { createTestDatabase } from '../postgres/test-database';
 import type { TestDatabase } from '../postgres/test-database';
-import { ALICE, COURSE, makeApiKey, makeStatement, makeStore } from './rows';
+import { ALICE, COURSE, makeApiKey, makeRejection, makeStatement, makeStore } from './rows';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -123,6 +124,65 @@ describe('PostgreSQL storage with several processes', () => {
     }
     expect(seen).toBe(true);
     expect(performance.now() - changedAt).toBeLessThan(1_000);
+  });
+
+  it("tells the others of its statements and rejections after their COMMIT, gathered, within a second", async () => {
+    const db = await database();
+    const a = await processOn(db);
+    const b = await processOn(db);
+    const store = makeStore();
+    await a.insertStore(store);
+    const heard: StorageChange[] = [];
+    b.watchChanges((change) => heard.push(change));
+    // A raw listener counts the notifications themselves.
+    const listener = new pg.Client({ connectionString: db.url });
+    await listener.connect();
+    cleanups.push(() => listener.end());
+    let notifications = 0;
+    listener.on('notification', () => notifications++);
+    await listener.query('LISTEN lore_changes');
+
+    const writes = 20;
+    const startedAt = performance.now();
+    await Promise.all(Array.from({ length: writes }, () => a.insertStatements(store.id, [makeStatement({ actor: ALICE, activity: COURSE })])));
+    await a.insertRejections(store.id, [makeRejection({})]);
+    const seqs = new Set((await a.queryStatements(store.id, { limit: 100, ascending: true })).statements.map((s) => s.seq));
+    const told = () => {
+      const covered = new Set<number>();
+      for (const change of heard) if (change.kind === 'records') for (let seq = change.fromSeq; seq <= change.toSeq; seq++) covered.add(seq);
+      return covered;
+    };
+    while (told().size < writes + 1 && performance.now() - startedAt < 3_000) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(performance.now() - startedAt).toBeLessThan(1_000);
+    for (const seq of seqs) expect(told().has(seq)).toBe(true);
+    expect(told().size).toBe(writes + 1);
+    // Gathered: far fewer notifications than writes (one per interval, not one per transaction).
+    expect(notifications).toBeLessThan(writes / 2);
+  });
+
+  it('stops notifying from the write once it migrated a database whose function did (the previous release)', async () => {
+    const db = await database();
+    await (await processOn(db)).close();
+    // The database as the previous release left it: the function notifying from its transaction.
+    const version = MIGRATIONS.indexOf(INSERT_STATEMENTS_WITHOUT_NOTIFY) + 1;
+    expect(version).toBeGreaterThan(0);
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    cleanups.push(() => client.end());
+    await client.query(INSERT_STATEMENTS_FUNCTION);
+    await client.query('DELETE FROM lore_schema WHERE version >= $1', [version]);
+
+    const storage = await processOn(db);
+    const store = makeStore();
+    await storage.insertStore(store);
+    let notifications = 0;
+    client.on('notification', () => notifications++);
+    await client.query('LISTEN lore_changes');
+    const writes = 20;
+    await Promise.all(Array.from({ length: writes }, () => storage.insertStatements(store.id, [makeStatement({ actor: ALICE })])));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(notifications).toBeGreaterThan(0);
+    expect(notifications).toBeLessThan(writes / 2);
   });
 
   it('stores one statement id once when two processes write it at the same moment', async () => {

@@ -1,9 +1,11 @@
 /**
- * What other service processes on the same database wrote, as it commits: PostgreSQL's
- * LISTEN/NOTIFY. A write transaction sends a notification (delivered at COMMIT, never for a
- * rollback) naming what it recorded; every process listens on one connection of its own and hands
- * the changes of the others (not its own: it announces those itself) to its subscribers, the
- * console's live views.
+ * What other service processes on the same database wrote: PostgreSQL's LISTEN/NOTIFY. Writes of
+ * statements, rejections and refusals are told after their COMMIT, gathered over a short interval
+ * (change-announcer.ts); a write of Stores or API keys sends its notification from inside its
+ * transaction (delivered at COMMIT, never for a rollback), as the processes keep those. Every
+ * process listens on one connection of its own and hands the changes of the others (not its own:
+ * it announces those itself) to its subscribers: the console's live views, the forwarders, the
+ * cache of Stores and keys.
  *
  * The listening connection reconnects by itself after the database went away (1 s, doubling up
  * to 30 s). Notifications sent while it was away are lost: the console reads its first page again
@@ -14,14 +16,12 @@ import pg from 'pg';
 import type { StorageChange } from '../storage';
 import type { Tx } from './database';
 
-const CHANNEL = 'lore_changes';
+export const CHANNEL = 'lore_changes';
 /** PostgreSQL refuses a payload of 8000 bytes or more. */
-const MAX_PAYLOAD = 7_900;
+export const MAX_PAYLOAD = 7_900;
 
-interface Notice {
-  origin: string;
-  change: StorageChange;
-}
+/** One change (sent in a transaction, and by releases before changes were gathered), or several (change-announcer.ts). */
+type Notice = { origin: string; change: StorageChange } | { origin: string; changes: StorageChange[] };
 
 export class ChangeFeed {
   /** This process's mark on its notifications. */
@@ -46,12 +46,9 @@ export class ChangeFeed {
     await tx.query('SELECT pg_notify($1, $2)', [CHANNEL, this.payload(change)]);
   }
 
-  /** The text a notification of `change` carries (lore_insert_statements sends it itself). */
-  payload(change: StorageChange): string {
-    const payload = JSON.stringify({ origin: this.origin, change } satisfies Notice);
-    if (payload.length <= MAX_PAYLOAD || change.kind !== 'records') return payload;
-    // A batch voiding very many statements: the voided ones show on the console's next read.
-    return JSON.stringify({ origin: this.origin, change: { ...change, voided: [] } } satisfies Notice);
+  /** The text a notification of `change` carries. */
+  private payload(change: StorageChange): string {
+    return JSON.stringify({ origin: this.origin, change } satisfies Notice);
   }
 
   /**
@@ -128,11 +125,13 @@ export class ChangeFeed {
       return; // not one of ours
     }
     if (notice.origin === this.origin) return;
-    for (const listener of this.listeners) {
-      try {
-        listener(notice.change);
-      } catch {
-        // the listener's own problem
+    for (const change of 'changes' in notice ? notice.changes : [notice.change]) {
+      for (const listener of this.listeners) {
+        try {
+          listener(change);
+        } catch {
+          // the listener's own problem
+        }
       }
     }
   }

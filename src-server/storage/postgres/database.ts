@@ -9,6 +9,7 @@
  *   serialization failure, deadlock) is run again from the start: the retry sees the other
  *   transaction's committed rows and decides again (an id now stored is unchanged or a conflict).
  */
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { PoolClient, QueryResultRow } from 'pg';
 import { StorageUnavailableError } from '../storage';
@@ -75,6 +76,21 @@ export class PostgresDatabase {
   }
 
   /**
+   * `query`, as a statement each connection parses and plans once and then only runs (a named
+   * prepared statement): for the hot reads, whose planning cost the server more than running them
+   * (GET /statements' page at 1,000,000 statements: ~2.5 ms of the server's CPU planned each time,
+   * ~0.8 ms prepared). Only for a bounded set of texts (values go in parameters): each text stays
+   * prepared on each connection until it closes.
+   */
+  async prepared<R extends QueryResultRow = QueryResultRow>(text: string, values: unknown[]): Promise<R[]> {
+    try {
+      return (await this.pool.query<R>({ name: preparedName(text), text, values })).rows;
+    } catch (err) {
+      throw storageError(err);
+    }
+  }
+
+  /**
    * Runs `work` in one transaction (READ COMMITTED) and commits; rolled back on any throw.
    * `beforeCommit` runs just before COMMIT (tests hold writes short of durable there).
    */
@@ -109,12 +125,13 @@ export class PostgresDatabase {
    * One SQL statement that writes, in a transaction of its own (no BEGIN/COMMIT round trips: the
    * server commits it, durably, before it answers). Run again when it lost a race, as a transaction
    * is. With `beforeCommit` (tests hold writes short of durable) it runs in a transaction instead.
+   * Prepared once per connection, as `prepared` is: its text is one of a few.
    */
   async statement<R extends QueryResultRow = QueryResultRow>(text: string, values: unknown[], beforeCommit?: () => Promise<void>): Promise<R[]> {
     if (beforeCommit) return this.transaction(async (tx) => (await tx.query<R>(text, values)).rows, beforeCommit);
     for (let attempt = 1; ; attempt++) {
       try {
-        return (await this.pool.query<R>(text, values)).rows;
+        return (await this.pool.query<R>({ name: preparedName(text), text, values })).rows;
       } catch (err) {
         if (attempt < MAX_ATTEMPTS && isRetryable(err)) continue;
         throw storageError(err);
@@ -128,6 +145,11 @@ export class PostgresDatabase {
 }
 
 const INT8_OID = 20;
+
+/** A prepared statement's name: one per text (the driver refuses one name for two texts). */
+function preparedName(text: string): string {
+  return `lore_${createHash('sha1').update(text).digest('hex').slice(0, 32)}`;
+}
 
 /**
  * bigint columns (seqs, times in ms, counts) as numbers: every value this storage keeps in one is

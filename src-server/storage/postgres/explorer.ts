@@ -68,7 +68,7 @@ export async function searchExplorerRows(db: PostgresDatabase, storeNum: number,
   if (matchesNothing(explorerLists(query))) return { records, nextBeforeSeq: null };
   if (query.status !== 'rejected') {
     const q = explorerStatementQuery(storeNum, query, limit + 1);
-    for (const row of await db.query<ExplorerStatementRow>(q.text, q.values)) {
+    for (const row of await db.prepared<ExplorerStatementRow>(q.text, q.values)) {
       const s = toStoredStatement(row);
       records.push({
         seq: s.seq,
@@ -76,8 +76,12 @@ export async function searchExplorerRows(db: PostgresDatabase, storeNum: number,
         statementId: s.statementId,
         receivedAt: s.stored,
         keyId: s.keyId,
-        stored: s.statement,
-        ...(row.received === null ? {} : { received: JSON.parse(row.received) as unknown }),
+        // Parsed only if read: the Explorer's page is written from the text (storedJson), as on sql.js.
+        get stored() {
+          return s.statement;
+        },
+        storedJson: row.statement,
+        ...(row.received === null ? {} : { received: JSON.parse(row.received) as unknown, receivedJson: row.received }),
         ...(row.lrs_added === null ? {} : { lrsAdded: row.lrs_added }),
         warnings: row.warnings === null ? [] : (JSON.parse(row.warnings) as ExplorerRecord['warnings']),
         error: null,
@@ -87,7 +91,7 @@ export async function searchExplorerRows(db: PostgresDatabase, storeNum: number,
   // A rejected statement has errors, not warnings: "only with warnings" leaves them out.
   if ((query.status === undefined || query.status === 'rejected') && !query.warned) {
     const q = explorerRejectionQuery(storeNum, query, limit + 1);
-    for (const row of await db.query<RejectionDbRow>(q.text, q.values)) {
+    for (const row of await db.prepared<RejectionDbRow>(q.text, q.values)) {
       records.push({
         seq: row.seq,
         status: 'rejected',

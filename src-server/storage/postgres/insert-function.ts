@@ -165,3 +165,17 @@ BEGIN
 END
 $fn$;
 `;
+
+const NOTIFY_IN_TRANSACTION = `  PERFORM pg_notify('lore_changes', replace(replace(p_notice, '"@from"', seqs[1]::text), '"@to"', seqs[v_n]::text));\n`;
+
+/**
+ * lore_insert_statements without the notification in its transaction (the storage tells the other
+ * processes after the COMMIT, gathered: change-announcer.ts): the same function, which notifies
+ * only when given a notice, as a release before this one gives it. Its own migration's text,
+ * made from the released one so that the two cannot differ elsewhere.
+ */
+export const INSERT_STATEMENTS_WITHOUT_NOTIFY = (() => {
+  const text = INSERT_STATEMENTS_FUNCTION.slice(0, INSERT_STATEMENTS_FUNCTION.indexOf('-- The settled seq'));
+  if (!text.includes(NOTIFY_IN_TRANSACTION)) throw new Error('lore_insert_statements: its notification is not where it was');
+  return text.replace(NOTIFY_IN_TRANSACTION, `  IF p_notice IS NOT NULL THEN\n  ${NOTIFY_IN_TRANSACTION}  END IF;\n`);
+})();

@@ -16,7 +16,7 @@
 import type { Tx } from './database';
 import { fillExplorerNames } from './explorer-names';
 import { FORWARDERS_MIGRATION } from './forwarders';
-import { INSERT_STATEMENTS_FUNCTION } from './insert-function';
+import { INSERT_STATEMENTS_FUNCTION, INSERT_STATEMENTS_WITHOUT_NOTIFY } from './insert-function';
 import type { PostgresDatabase } from './database';
 
 /** Append only: a released migration is never edited. Its index + 1 is its version. */
@@ -340,6 +340,8 @@ CREATE INDEX audit_log_at ON audit_log (at_ms);
 `,
   // A batch of new statements written by one call (insert-function.ts): one round trip, not ~17.
   INSERT_STATEMENTS_FUNCTION,
+  // Its notification sent after the COMMIT, gathered (change-announcer.ts), not in each write's transaction.
+  INSERT_STATEMENTS_WITHOUT_NOTIFY,
 ];
 
 /**

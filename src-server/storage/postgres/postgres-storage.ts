@@ -69,6 +69,7 @@ import {
   writePackageFileRow,
 } from './bench';
 import { ChangeFeed } from './change-feed';
+import { ChangeAnnouncer } from './change-announcer';
 import { DirectoryCache } from './directory-cache';
 import { exportPostgresRecords } from './export-records';
 import { PostgresDatabase } from './database';
@@ -142,6 +143,8 @@ export class PostgresStorage implements Storage {
   private readonly timers: NodeJS.Timeout[] = [];
   /** Notifications between the processes sharing the database (change-feed.ts). */
   private readonly changes: ChangeFeed;
+  /** This process's writes of statements, rejections and refusals, told to the others after their COMMIT (change-announcer.ts). */
+  private readonly announcer: ChangeAnnouncer;
   /** The processes sharing the database, by heartbeat (process-registry.ts). */
   private readonly processes: ProcessRegistry;
   /** This process's floor of stored times in flight, for the others (stamp-watermark.ts). */
@@ -160,11 +163,12 @@ export class PostgresStorage implements Storage {
   ) {
     const log = options.log ?? (() => {});
     this.changes = new ChangeFeed(options.url, log);
+    this.announcer = new ChangeAnnouncer(db, this.changes.origin, log);
     this.processes = new ProcessRegistry(db, this.changes.origin, log);
     this.watermark = new StampWatermark(options.url, log);
     this.directory = new DirectoryCache(() => this.changes.listening);
     this.forwarders = new PostgresForwarders(db, (storeId) => this.read(storeId, null, async (num) => num));
-    this.fastWrites = new StatementFastWrites(db, this.changes, options.beforeCommit);
+    this.fastWrites = new StatementFastWrites(db, options.beforeCommit);
     this.changes.onLost(() => this.directory.clear());
     this.changes.subscribe((change) => {
       if (change.kind === 'directory') this.directory.clear();
@@ -356,17 +360,22 @@ export class PostgresStorage implements Storage {
     for (let attempt = 1; attempt <= FAST_WRITE_ATTEMPTS; attempt++) {
       const fast = await this.fastWrites.insert(storeId, rows, attempt > 1);
       if (fast === null) break;
-      if (fast !== 'again') return fast.result;
+      if (fast !== 'again') {
+        this.announceRecords(storeId, fast.seqs, fast.voided);
+        return fast.result;
+      }
     }
     this.fastWrites.forget(storeId, rows);
-    return this.write(async (tx) => {
-      const written = await insertStatementRows(tx, await this.storeNumFor(tx, storeId), rows);
-      if (written.seqs.length > 0) {
-        const voided = rows.flatMap((row) => (row.voidsStatementId !== null && written.result.ok && written.result.inserted.includes(row.statementId) ? [row.voidsStatementId] : []));
-        await this.changes.notify(tx, { kind: 'records', storeId, fromSeq: written.seqs[0]!, toSeq: written.seqs[written.seqs.length - 1]!, voided });
-      }
-      return written.result;
-    });
+    const written = await this.write(async (tx) => insertStatementRows(tx, await this.storeNumFor(tx, storeId), rows));
+    const inserted = new Set(written.result.ok ? written.result.inserted : []);
+    this.announceRecords(storeId, written.seqs, rows.flatMap((row) => (row.voidsStatementId !== null && inserted.has(row.statementId) ? [row.voidsStatementId] : [])));
+    return written.result;
+  }
+
+  /** Statements or rejections this process committed with `seqs`, for the other processes. */
+  private announceRecords(storeId: string, seqs: readonly number[], voided: string[]): void {
+    if (seqs.length === 0) return;
+    this.announcer.announce({ kind: 'records', storeId, fromSeq: seqs[0]!, toSeq: seqs[seqs.length - 1]!, voided });
   }
 
   findStatement(storeId: string, statementId: string): Promise<StoredStatement | null> {
@@ -432,10 +441,8 @@ export class PostgresStorage implements Storage {
       if (!(await findStoreRow(this.db, 'id', storeId))) throw new StorageNotFoundError('store_not_found', `no Store with id ${storeId}`);
       return;
     }
-    await this.write(async (tx) => {
-      const seqs = await insertRejectionRows(tx, await this.storeNumFor(tx, storeId), rows);
-      await this.changes.notify(tx, { kind: 'records', storeId, fromSeq: seqs[0]!, toSeq: seqs[seqs.length - 1]!, voided: [] });
-    });
+    const seqs = await this.write(async (tx) => insertRejectionRows(tx, await this.storeNumFor(tx, storeId), rows));
+    this.announceRecords(storeId, seqs, []);
   }
 
   async searchExplorer(storeId: string, query: ExplorerQuery): Promise<ExplorerPage> {
@@ -457,7 +464,7 @@ export class PostgresStorage implements Storage {
 
   async insertRefusals(rows: Array<RefusalRow & { storeId: string | null }>): Promise<StoredRefusal[]> {
     if (rows.length === 0) return [];
-    return this.write(async (tx) => {
+    const stored = await this.write(async (tx) => {
       // Rows of a Store deleted since the refusal are dropped: its log went with it.
       const storeIds = [...new Set(rows.flatMap((row) => (row.storeId === null ? [] : [row.storeId])))];
       const { rows: nums } = await tx.query<{ id: string; num: number }>('SELECT id, num FROM stores WHERE id = ANY($1::text[]) FOR SHARE', [storeIds]);
@@ -467,10 +474,10 @@ export class PostgresStorage implements Storage {
         return storeNum === undefined ? [] : [{ ...row, storeNum }];
       });
       const ids = await insertRefusalRows(tx, kept);
-      const stored = kept.map(({ storeNum: _storeNum, ...row }, i) => ({ ...refusalFields(row), storeId: row.storeId, id: ids[i]! }));
-      for (const r of stored) await this.changes.notify(tx, { kind: 'refusal', storeId: r.storeId, id: r.id, status: r.status, code: r.code, at: r.at });
-      return stored;
+      return kept.map(({ storeNum: _storeNum, ...row }, i) => ({ ...refusalFields(row), storeId: row.storeId, id: ids[i]! }));
     });
+    for (const r of stored) this.announcer.announce({ kind: 'refusal', storeId: r.storeId, id: r.id, status: r.status, code: r.code, at: r.at });
+    return stored;
   }
 
   async listRefusals(query: RefusalQuery): Promise<RefusalPage> {
@@ -711,6 +718,7 @@ export class PostgresStorage implements Storage {
     if (this.closed) return;
     this.closed = true;
     for (const timer of this.timers) clearInterval(timer);
+    await this.announcer.flush();
     await this.changes.close();
     await this.processes.stop();
     await this.watermark.close();

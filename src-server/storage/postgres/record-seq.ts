@@ -44,7 +44,7 @@ export async function takeSeqs(tx: Tx, count: number, earliestStoredMs?: number)
 
 /** The settled seq (0 when nothing was ever written): lore_settled_seq (insert-function.ts) reads the two in this order, in one round trip. */
 export async function settledSeq(db: PostgresDatabase): Promise<number> {
-  const [row] = await db.query<{ settled: number }>('SELECT lore_settled_seq($1::bigint) AS settled', [TIME_LEASE_BASE]);
+  const [row] = await db.prepared<{ settled: number }>('SELECT lore_settled_seq($1::bigint) AS settled', [TIME_LEASE_BASE]);
   return row?.settled ?? 0;
 }
 
@@ -58,7 +58,7 @@ const LEASES = `SELECT (classid::bigint << 32) | objid::bigint AS key FROM pg_lo
  * holds back, and before this process's own floor. Read before the statements are.
  */
 export async function consistentThrough(db: PostgresDatabase, floorMs: number): Promise<string> {
-  const [leases] = await db.query<{ earliest: number | null }>(`SELECT min(key) AS earliest FROM (${LEASES}) AS leases WHERE key >= $1`, [TIME_LEASE_BASE]);
+  const [leases] = await db.prepared<{ earliest: number | null }>(`SELECT min(key) AS earliest FROM (${LEASES}) AS leases WHERE key >= $1`, [TIME_LEASE_BASE]);
   const earliest = leases?.earliest ?? null;
   return new Date(Math.min(floorMs, earliest === null ? floorMs : earliest - TIME_LEASE_BASE) - 1).toISOString();
 }

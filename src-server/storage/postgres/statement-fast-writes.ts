@@ -17,7 +17,6 @@ import { activityNameEntry, indexWords, latestNameEntries, searchText } from '..
 import type { NameEntry } from '../explorer-names';
 import { dedupeTerms } from '../row-values';
 import type { InsertStatementsResult, StatementRow } from '../storage';
-import type { ChangeFeed } from './change-feed';
 import type { PostgresDatabase } from './database';
 import { statementCounts } from './ingestion';
 import { KnownRows } from './known-rows';
@@ -49,7 +48,6 @@ export class StatementFastWrites {
 
   constructor(
     private readonly db: PostgresDatabase,
-    private readonly changes: ChangeFeed,
     private readonly beforeCommit?: () => Promise<void>,
   ) {}
 
@@ -119,7 +117,6 @@ export class StatementFastWrites {
 
     const counts = statementCounts(rows);
     const voided = rows.flatMap((row) => (row.voidsStatementId === null ? [] : [row.voidsStatementId]));
-    const notice = this.changes.payload({ kind: 'records', storeId, fromSeq: '@from' as unknown as number, toSeq: '@to' as unknown as number, voided });
     const values = [
         storeId,
         TIME_LEASE_BASE + Math.min(...rows.map((row) => Date.parse(row.stored))),
@@ -155,7 +152,8 @@ export class StatementFastWrites {
         counts.top.map((t) => t.period),
         counts.top.map((t) => t.value),
         counts.top.map((t) => t.count),
-        notice,
+        // No notification from the write's transaction: the storage tells the others after the COMMIT (change-announcer.ts).
+        null,
       ];
     const [outcome] = await this.db
       .statement<Outcome>(`SELECT status, seqs FROM lore_insert_statements(${values.map((_, i) => `$${i + 1}`).join(', ')})`, values, this.beforeCommit)

@@ -111,8 +111,7 @@ function storedTimeConditions(p: Params, q: { since?: string; until?: string }, 
 }
 
 /** xAPI GET /statements: voided statements hidden; `limit` rows (the caller asks one more than a page). */
-export function statementQuery(storeNum: number, q: StatementQuery, limit: number): BuiltQuery {
-  const p = new Params();
+export function statementQuery(storeNum: number, q: StatementQuery, limit: number, p = new Params()): BuiltQuery {
   const descending = !q.ascending;
   const bounds: SeqBounds = { atMost: q.maxSeq };
   if (q.afterSeq !== undefined) {
@@ -143,8 +142,7 @@ export function hasTargetableFilter(q: StatementQuery): boolean {
  * non-time filters. Walks the Store's targeting statements (a partial index) in seq order and
  * resolves each chain link by the (store, statement id) index.
  */
-export function targetingStatementQuery(storeNum: number, q: StatementQuery, limit: number): BuiltQuery {
-  const p = new Params();
+export function targetingStatementQuery(storeNum: number, q: StatementQuery, limit: number, p = new Params()): BuiltQuery {
   const store = p.add(storeNum);
   const where = [`s.store_num = ${store}`, 's.target_statement_id IS NOT NULL', 'NOT s.voided', ...storedTimeConditions(p, q, false)];
   if (q.keyId !== undefined) where.push(`s.key_id = ${p.add(q.keyId)}`);
@@ -169,6 +167,19 @@ export function targetingStatementQuery(storeNum: number, q: StatementQuery, lim
   where.push(`EXISTS (${chain})`);
   const text = `SELECT ${STATEMENT_COLUMNS} FROM statements AS s WHERE ${where.join(' AND ')} ORDER BY s.seq ${descending ? 'DESC' : 'ASC'} LIMIT ${p.add(limit)}`;
   return { text, values: p.values };
+}
+
+/**
+ * A page of GET /statements as one query (one round trip): the direct half, and with a filter a
+ * targeting statement can meet, the targeting half beside it (each walks its own index for
+ * `limit` rows at most, as when they were sent apart); the caller merges them in seq order.
+ */
+export function statementPageQuery(storeNum: number, q: StatementQuery, limit: number): BuiltQuery {
+  const p = new Params();
+  const direct = statementQuery(storeNum, q, limit, p).text;
+  if (!hasTargetableFilter(q)) return { text: direct, values: p.values };
+  const targeting = targetingStatementQuery(storeNum, q, limit, p).text;
+  return { text: `(${direct}) UNION ALL (${targeting})`, values: p.values };
 }
 
 /** `column` is the value, or one of the values. */

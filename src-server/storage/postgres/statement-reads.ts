@@ -5,7 +5,7 @@
 import { LazyStoredStatement } from '../row-values';
 import type { StatementPage, StatementQuery, StoredStatement } from '../storage';
 import type { PostgresDatabase } from './database';
-import { STATEMENT_COLUMNS, hasTargetableFilter, statementQuery, targetingStatementQuery } from './statement-queries';
+import { STATEMENT_COLUMNS, hasTargetableFilter, statementPageQuery } from './statement-queries';
 
 /** A row in STATEMENT_COLUMNS. */
 export interface StatementDbRow {
@@ -22,7 +22,7 @@ export function toStoredStatement(row: StatementDbRow): StoredStatement {
 }
 
 export async function findStatementRow(db: PostgresDatabase, storeNum: number, statementId: string): Promise<StoredStatement | null> {
-  const [row] = await db.query<StatementDbRow>(`SELECT ${STATEMENT_COLUMNS} FROM statements AS s WHERE s.store_num = $1 AND s.statement_id = $2`, [
+  const [row] = await db.prepared<StatementDbRow>(`SELECT ${STATEMENT_COLUMNS} FROM statements AS s WHERE s.store_num = $1 AND s.statement_id = $2`, [
     storeNum,
     statementId,
   ]);
@@ -32,18 +32,15 @@ export async function findStatementRow(db: PostgresDatabase, storeNum: number, s
 /** One page of GET /statements; `limit` is checked by the caller. */
 export async function queryStatementRows(db: PostgresDatabase, storeNum: number, query: StatementQuery): Promise<StatementPage> {
   const { limit } = query;
-  const direct = statementQuery(storeNum, query, limit + 1);
-  let rows = await db.query<StatementDbRow>(direct.text, direct.values);
+  const page = statementPageQuery(storeNum, query, limit + 1);
+  // Prepared (planned once per connection), but a key's own statements: the plan for any key
+  // would walk the whole Store rather than the key's index (postgres-plans.test.ts checks both).
+  let rows = query.keyId === undefined ? await db.prepared<StatementDbRow>(page.text, page.values) : await db.query<StatementDbRow>(page.text, page.values);
   if (hasTargetableFilter(query)) {
-    // Statements that meet the filters through their StatementRef target: the page is the first
-    // limit + 1 of both halves, in the query's order, each row once.
-    const seen = new Set(rows.map((row) => row.seq));
-    const targeting = targetingStatementQuery(storeNum, query, limit + 1);
-    const extra = (await db.query<StatementDbRow>(targeting.text, targeting.values)).filter((row) => !seen.has(row.seq));
-    if (extra.length > 0) {
-      const direction = query.ascending ? 1 : -1;
-      rows = [...rows, ...extra].sort((a, b) => direction * (a.seq - b.seq)).slice(0, limit + 1);
-    }
+    // Both halves (statements that meet the filters through their StatementRef target too): the
+    // page is the first limit + 1 of them, in the query's order, each row once.
+    const direction = query.ascending ? 1 : -1;
+    rows = [...new Map(rows.map((row) => [row.seq, row])).values()].sort((a, b) => direction * (a.seq - b.seq)).slice(0, limit + 1);
   }
   const statements = rows.slice(0, limit).map(toStoredStatement);
   return { statements, nextAfterSeq: rows.length > limit ? statements[statements.length - 1]!.seq : null };
