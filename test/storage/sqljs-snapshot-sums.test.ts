@@ -2,12 +2,13 @@
  * Damage in the snapshot is found when it is read: a checksum per page, kept beside it, checked
  * at open; stale or missing checksums are told from damage.
  */
-import { copyFile, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SNAPSHOT_FILE, SNAPSHOT_SUMS_FILE } from '../../src-server/storage/sqljs/data-dir-files';
-import { PAGE_BYTES } from '../../src-server/storage/sqljs/file-changes';
-import { readWholeFile } from '../../src-server/storage/sqljs/fs';
+import { PAGE_BYTES, pagesInMemory } from '../../src-server/storage/sqljs/file-changes';
+import { nodeStorageFs, readWholeFile } from '../../src-server/storage/sqljs/fs';
+import { writeSnapshotPages } from '../../src-server/storage/sqljs/snapshot-pages';
 import { PageSummer, PageSums, SnapshotDamagedError } from '../../src-server/storage/sqljs/snapshot-sums';
 import { makeStatement } from './rows';
 import { closedAfterEach, crashCopy, dataDirFingerprint, openIn, removeTempDirs, tempDir, withStore } from './sqljs-helpers';
@@ -163,5 +164,69 @@ describe('page checksums taken as the snapshot is read', () => {
     expect(told.at(-1)).toBe(bytes.length);
     expect(told).toEqual([...told].sort((a, b) => a - b));
     expect(summer.finish(read).sums).toEqual(PageSums.ofImage(bytes, 0).sums);
+  });
+});
+
+describe('a snapshot a crash interrupted after its pages file, before its checksums', () => {
+  /**
+   * The data directory such a crash leaves: the earlier snapshot and its checksums, the new
+   * snapshot's changed pages as a complete pages file, and every journal file.
+   */
+  async function interruptedSnapshot() {
+    const dir = await tempDir();
+    const storage = await openIn(dir);
+    const store = await withStore(storage);
+    const insert = async (n: number) => {
+      for (let i = 0; i < n; i += 50) await storage.insertStatements(store.id, Array.from({ length: 50 }, () => makeStatement()));
+    };
+    await insert(1000);
+    await storage.snapshot();
+    const earlier = await crashCopy(dir);
+    await insert(300);
+    await storage.snapshot();
+    const later = await crashCopy(dir);
+    await storage.close();
+    // The pages file: every page the new snapshot changed, as the interrupted snapshot wrote it.
+    const before = await readFile(path.join(earlier, SNAPSHOT_FILE));
+    const after = await readFile(path.join(later, SNAPSHOT_FILE));
+    const changed: number[] = [];
+    for (let page = 0; page * PAGE_BYTES < after.length; page++) {
+      const slice = (image: Buffer) => image.subarray(page * PAGE_BYTES, (page + 1) * PAGE_BYTES);
+      if (!slice(before).equals(slice(after))) changed.push(page);
+    }
+    const data = Buffer.alloc(changed.length * PAGE_BYTES);
+    changed.forEach((page, i) => after.copy(data, i * PAGE_BYTES, page * PAGE_BYTES, (page + 1) * PAGE_BYTES));
+    await writeSnapshotPages(nodeStorageFs, earlier, pagesInMemory(Uint32Array.from(changed), data, after.length));
+    for (const name of await readdir(later)) if (/^journal-/.test(name)) await copyFile(path.join(later, name), path.join(earlier, name));
+    return { dir: earlier, store, changed, pageCount: Math.ceil(after.length / PAGE_BYTES) };
+  }
+
+  it('finish it and open whole when nothing else is damaged', async () => {
+    const { dir, store } = await interruptedSnapshot();
+    const messages: string[] = [];
+    const storage = await openIn(dir, { log: (m) => messages.push(m) });
+    try {
+      expect(messages.join('\n')).toMatch(/wrote the \d+ pages of an interrupted snapshot/);
+      expect((await storage.stats(store.id)).statements).toBe(1300);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('name the pages damaged outside those it wrote, from the earlier checksums and the pages', async () => {
+    const { dir, changed, pageCount } = await interruptedSnapshot();
+    // Two neighbouring pages in the middle that the interrupted snapshot did not change.
+    let page = Math.floor(pageCount / 2);
+    while (changed.includes(page) || changed.includes(page + 1)) page++;
+    const file = path.join(dir, SNAPSHOT_FILE);
+    const image = await readFile(file);
+    image.fill(0x55, page * PAGE_BYTES, (page + 2) * PAGE_BYTES);
+    await writeFile(file, image);
+    const error = await openIn(dir).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(error).toBeInstanceOf(SnapshotDamagedError);
+    expect((error as Error).message).toContain(`${file} is damaged: 2 pages: ${page} (bytes ${page * PAGE_BYTES}–`);
   });
 });

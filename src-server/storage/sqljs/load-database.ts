@@ -10,7 +10,8 @@ import type { SqlJsStatic } from 'sql.js';
 import { DefinitionCache } from './activities';
 import { NameCache } from './explorer-names';
 import { SNAPSHOT_FILE, SNAPSHOT_SUMS_FILE } from './data-dir-files';
-import { FileChanges, beforeFileWrite, onFileWrite } from './file-changes';
+import { FileChanges, PAGE_BYTES, beforeFileWrite, onFileWrite } from './file-changes';
+import type { PageSource } from './file-changes';
 import { allocateFileStorage, imageStorageFor } from './file-storage';
 import { truncateDurably } from './fs';
 import { PendingIngestion } from './ingestion';
@@ -134,7 +135,7 @@ class OpenPhases {
 export async function loadDatabase(ctx: LoadContext): Promise<LoadedDatabase> {
   const snapshotPath = path.join(ctx.dataDir, SNAPSHOT_FILE);
   const phases = new OpenPhases();
-  const { sql, changes, snapshotExists, actualSums } = await openSnapshot(ctx, snapshotPath);
+  const { sql, changes, snapshotExists, actualSums, finished } = await openSnapshot(ctx, snapshotPath);
   phases.done('read and page sums');
   try {
     const onDisk = actualSums ? await readPageSums(ctx.fs, ctx.dataDir) : null;
@@ -153,7 +154,7 @@ export async function loadDatabase(ctx: LoadContext): Promise<LoadedDatabase> {
       if (mismatch && mismatch.pages.length > 0) throw new SnapshotDamagedError(snapshotPath, describePages(mismatch.pages), ctx.dataDir);
       throw new Error(`cannot read ${snapshotPath}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
-    const sums = actualSums && (await settleSnapshotSums(ctx, sql, snapshotPath, { actual: actualSums, onDisk, mismatch, journalSeq: meta.journalSeq }));
+    const sums = actualSums && (await settleSnapshotSums(ctx, sql, snapshotPath, { actual: actualSums, onDisk, mismatch, journalSeq: meta.journalSeq, finished }));
     const state: ApplyState = { sql, storeNums: new Map(), counts: new Map(), lastSeq: meta.lastSeq, definitions: new DefinitionCache(), ingestion: new PendingIngestion(), termIds: new TermIds(), names: new NameCache(), encoder: new StatementEncoder() };
     phases.done('schema and page sums check');
     // The image is exactly the snapshot here: counts it keeps of its own journal seq hold.
@@ -201,9 +202,9 @@ function assertNoAutoVacuum(sql: Sql, snapshotPath: string): void {
 async function openSnapshot(
   ctx: LoadContext,
   snapshotPath: string,
-): Promise<{ sql: Sql; changes: FileChanges; snapshotExists: boolean; actualSums: PageSums | null }> {
+): Promise<{ sql: Sql; changes: FileChanges; snapshotExists: boolean; actualSums: PageSums | null; finished: PageSource | null }> {
   const finished = await finishSnapshotPages(ctx.fs, ctx.dataDir);
-  if (finished > 0) ctx.log(`wrote the ${finished} pages of an interrupted snapshot into ${path.basename(snapshotPath)}`);
+  if (finished) ctx.log(`wrote the ${finished.pages.length} pages of an interrupted snapshot into ${path.basename(snapshotPath)}`);
   // The sums of the bytes as read, before sql.js owns them (it changes them in place from here),
   // taken while the rest of the file is read.
   const summer = new PageSummer();
@@ -211,7 +212,7 @@ async function openSnapshot(
   const actualSums = image && summer.finish(image);
   const db = new ctx.SQL.Database(image);
   // From here every write to the file is a change the next snapshot writes (file-changes.ts).
-  return { sql: new Sql(db), changes: new FileChanges(sqlJsFileName(db)), snapshotExists: image !== null, actualSums };
+  return { sql: new Sql(db), changes: new FileChanges(sqlJsFileName(db)), snapshotExists: image !== null, actualSums, finished };
 }
 
 /**
@@ -225,9 +226,16 @@ async function settleSnapshotSums(
   ctx: LoadContext,
   sql: Sql,
   snapshotPath: string,
-  found: { actual: PageSums; onDisk: PageSums | string | null; mismatch: { pages: number[]; sizeDiffers: boolean } | null; journalSeq: number },
+  found: {
+    actual: PageSums;
+    onDisk: PageSums | string | null;
+    mismatch: { pages: number[]; sizeDiffers: boolean } | null;
+    journalSeq: number;
+    /** The pages of an interrupted snapshot this open wrote into the file (finishSnapshotPages). */
+    finished: PageSource | null;
+  },
 ): Promise<PageSums> {
-  const { actual, onDisk, mismatch, journalSeq } = found;
+  const { actual, onDisk, mismatch, journalSeq, finished } = found;
   const current = actual.withJournalSeq(journalSeq);
   if (onDisk instanceof PageSums && onDisk.journalSeq === journalSeq && mismatch) {
     if (mismatch.pages.length > 0) throw new SnapshotDamagedError(snapshotPath, describePages(mismatch.pages), ctx.dataDir);
@@ -235,14 +243,41 @@ async function settleSnapshotSums(
     throw new SnapshotDamagedError(snapshotPath, `it holds ${actual.fileBytes} bytes where ${SNAPSHOT_SUMS_FILE} says ${onDisk.fileBytes}`, ctx.dataDir);
   }
   const why = onDisk === null ? 'has no page checksums yet' : typeof onDisk === 'string' ? `has unreadable page checksums (${onDisk})` : 'has the page checksums of an earlier snapshot';
-  const check = sql.all('PRAGMA quick_check').map(([line]) => String(line));
-  if (check.join() !== 'ok') throw new SnapshotDamagedError(snapshotPath, `PRAGMA quick_check finds ${check.slice(0, 3).join('; ')}`, ctx.dataDir);
+  const check = quickCheck(sql);
+  if (check !== 'ok') {
+    // A crash between an interrupted snapshot's pages file and its sums leaves the earlier
+    // snapshot's sums: with the pages this open wrote, they are what the file should hold.
+    const expected = onDisk instanceof PageSums && finished ? onDisk.afterChanges(journalSeq, finished.fileBytes, finished.pages, pageSumsOf(finished)) : null;
+    const damaged = expected ? expected.mismatches(actual).pages : [];
+    throw new SnapshotDamagedError(snapshotPath, damaged.length > 0 ? describePages(damaged) : `PRAGMA quick_check finds ${check}`, ctx.dataDir);
+  }
   ctx.log(`${path.basename(snapshotPath)} ${why}: PRAGMA quick_check found it whole; writing them`);
   await writePageSums(ctx.fs, ctx.dataDir, current).catch((err: unknown) => {
     // The next snapshot writes them too; a full disk is no reason not to open.
     ctx.log(`could not write ${SNAPSHOT_SUMS_FILE}: ${err instanceof Error ? err.message : String(err)}`);
   });
   return current;
+}
+
+/** PRAGMA quick_check's finding ('ok' when whole); damage bad enough to stop the check is a finding too. */
+function quickCheck(sql: Sql): string {
+  try {
+    return sql.all('PRAGMA quick_check').map(([line]) => String(line)).slice(0, 3).join('; ');
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
+/** The sums of the pages a pages file holds, in its order. */
+function pageSumsOf(source: PageSource): Uint32Array {
+  const sums = new Uint32Array(source.pages.length);
+  const take = PageSums.ofRun(source.pages, source.fileBytes, sums);
+  const page = new Uint8Array(PAGE_BYTES);
+  for (let i = 0; i < source.pages.length; i++) {
+    source.copy(i, i + 1, page);
+    take(i, page);
+  }
+  return sums;
 }
 
 /**

@@ -233,12 +233,13 @@ export async function applySnapshotPages(fs: StorageFs, dataDir: string, source:
 /**
  * At open, before the snapshot is read: finishes a snapshot a crash interrupted. A temp pages file
  * was never complete (the snapshot it belonged to did not happen: its journal files are all
- * there); a pages file is written into `lore.sqlite`. Returns the number of pages written.
+ * there); a pages file is written into `lore.sqlite`. Returns the pages written (null for none):
+ * with the sums of the snapshot they completed, they tell which pages the new one should hold.
  */
-export async function finishSnapshotPages(fs: StorageFs, dataDir: string): Promise<number> {
+export async function finishSnapshotPages(fs: StorageFs, dataDir: string): Promise<PageSource | null> {
   await fs.unlink(path.join(dataDir, SNAPSHOT_PAGES_TEMP_FILE));
   const bytes = await fs.readFile(path.join(dataDir, SNAPSHOT_PAGES_FILE));
-  if (bytes === null) return 0;
+  if (bytes === null) return null;
   const source = decodeSnapshotPages(bytes);
   if (!(await fs.readdir(dataDir)).includes(SNAPSHOT_FILE)) {
     // The pages are changes to a snapshot: alone they are not a database (a restore interrupted, a file moved by hand).
@@ -249,5 +250,5 @@ export async function finishSnapshotPages(fs: StorageFs, dataDir: string): Promi
   // could leave lore.sqlite half written with nothing to finish it.
   await fs.syncDir(dataDir);
   await applySnapshotPages(fs, dataDir, source);
-  return source.pages.length;
+  return source;
 }
