@@ -1,8 +1,10 @@
 /**
  * Row values every Storage implementation prepares the same way: a statement's index terms once
- * each, exactly the fields of a refusal, and a stored statement whose JSON is parsed only when read.
+ * each, exactly the fields of a refusal, a stored statement whose JSON is parsed only when read, and
+ * the Explorer's record of a stored statement.
  */
-import type { IndexTerm, RefusalRow, StoredStatement } from './storage';
+import type { LrsSetProperty } from '../xapi/received-statement';
+import type { ExplorerRecord, IndexTerm, RefusalRow, StoredStatement } from './storage';
 
 /** Up to this many terms, dedupeTerms scans; beyond, a scan per term would cost more than a map. */
 const SCANNED_TERMS = 16;
@@ -86,4 +88,34 @@ export class LazyStoredStatement implements StoredStatement {
     this.parsed ??= JSON.parse(this.statementJson) as Record<string, unknown>;
     return this.parsed;
   }
+}
+
+/** What a statement's row keeps beside the statement, each as the backend read it (null: nothing kept). */
+export interface ExplorerRowExtras {
+  /** The statement as received, as JSON text, when it differs from the stored one. */
+  receivedJson: string | null;
+  lrsAdded: LrsSetProperty[] | null;
+  /** StatementRow.warnings as JSON text. */
+  warningsJson: string | null;
+}
+
+/** An accepted or voided statement's Explorer record. */
+export function statementExplorerRecord(s: StoredStatement, extras: ExplorerRowExtras): ExplorerRecord {
+  const { receivedJson, lrsAdded, warningsJson } = extras;
+  return {
+    seq: s.seq,
+    status: s.voided ? 'voided' : 'accepted',
+    statementId: s.statementId,
+    receivedAt: s.stored,
+    keyId: s.keyId,
+    // Parsed only if read: the Explorer's page is written from the text (storedJson).
+    get stored() {
+      return s.statement;
+    },
+    storedJson: s.statementJson,
+    ...(receivedJson === null ? {} : { received: JSON.parse(receivedJson) as unknown, receivedJson }),
+    ...(lrsAdded === null ? {} : { lrsAdded }),
+    warnings: warningsJson === null ? [] : (JSON.parse(warningsJson) as ExplorerRecord['warnings']),
+    error: null,
+  };
 }

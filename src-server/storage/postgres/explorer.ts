@@ -5,6 +5,7 @@
  */
 import type { LrsSetProperty } from '../../xapi/received-statement';
 import { explorerLists, matchesNothing } from '../explorer-query';
+import { statementExplorerRecord } from '../row-values';
 import type { ExplorerPage, ExplorerQuery, ExplorerRecord, RejectionRow } from '../storage';
 import type { PostgresDatabase, Tx } from './database';
 import { countRejections } from './ingestion';
@@ -69,23 +70,7 @@ export async function searchExplorerRows(db: PostgresDatabase, storeNum: number,
   if (query.status !== 'rejected') {
     const q = explorerStatementQuery(storeNum, query, limit + 1);
     for (const row of await db.prepared<ExplorerStatementRow>(q.text, q.values)) {
-      const s = toStoredStatement(row);
-      records.push({
-        seq: s.seq,
-        status: s.voided ? 'voided' : 'accepted',
-        statementId: s.statementId,
-        receivedAt: s.stored,
-        keyId: s.keyId,
-        // Parsed only if read: the Explorer's page is written from the text (storedJson), as on sql.js.
-        get stored() {
-          return s.statement;
-        },
-        storedJson: row.statement,
-        ...(row.received === null ? {} : { received: JSON.parse(row.received) as unknown, receivedJson: row.received }),
-        ...(row.lrs_added === null ? {} : { lrsAdded: row.lrs_added }),
-        warnings: row.warnings === null ? [] : (JSON.parse(row.warnings) as ExplorerRecord['warnings']),
-        error: null,
-      });
+      records.push(statementExplorerRecord(toStoredStatement(row), { receivedJson: row.received, lrsAdded: row.lrs_added, warningsJson: row.warnings }));
     }
   }
   // A rejected statement has errors, not warnings: "only with warnings" leaves them out.

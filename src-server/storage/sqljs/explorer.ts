@@ -5,6 +5,7 @@
  * statement as the client sent it (received.ts); accepted and voided ones also as stored.
  */
 import { explorerDrive, explorerLists, matchesNothing } from '../explorer-query';
+import { statementExplorerRecord } from '../row-values';
 import type { ExplorerPage, ExplorerQuery, ExplorerRecord } from '../storage';
 import { mergedExplorerSeqs } from './explorer-merge';
 import { explorerRejectionQuery, explorerRowsBySeq, explorerStatementQuery, runQuery } from './queries';
@@ -37,31 +38,15 @@ function rejectionRows(sql: Sql, storeNum: number, query: ExplorerQuery, need: n
   return runQuery(sql, explorerRejectionQuery(storeNum, query, need));
 }
 
-/** The statement as received, when a row keeps a copy (the compact form, decoded against the stored text). */
-function receivedOf(column: unknown, storedJson: string, storedUtf8: Uint8Array | undefined): { received?: unknown; receivedJson?: string } {
-  const receivedJson = column === null ? null : receivedText(column, storedUtf8 ?? storedJson);
-  return receivedJson === null ? {} : { received: JSON.parse(receivedJson) as unknown, receivedJson };
-}
-
 /** An accepted or voided statement's record from its row (EXPLORER_STATEMENT_COLUMNS, queries.ts). */
 function statementRecord(row: Row): ExplorerRecord {
   const s = toStoredStatement(row);
-  return {
-    seq: s.seq,
-    status: s.voided ? 'voided' : 'accepted',
-    statementId: s.statementId,
-    receivedAt: s.stored,
-    keyId: s.keyId,
-    // Parsed only if read: the Explorer's page is written from the text (storedJson).
-    get stored() {
-      return s.statement;
-    },
-    storedJson: s.statementJson,
-    ...receivedOf(row[6], s.statementJson, s.statementUtf8),
-    ...(row[7] === null ? {} : { lrsAdded: lrsAddedNames(row[7]) }),
-    warnings: row[8] === null ? [] : (JSON.parse(row[8] as string) as ExplorerRecord['warnings']),
-    error: null,
-  };
+  return statementExplorerRecord(s, {
+    // The compact form, decoded against the stored text.
+    receivedJson: row[6] === null ? null : receivedText(row[6], s.statementUtf8 ?? s.statementJson),
+    lrsAdded: row[7] === null ? null : (lrsAddedNames(row[7]) ?? null),
+    warningsJson: row[8] as string | null,
+  });
 }
 
 /** A rejected statement's record from its row (REJECTION_COLUMNS, queries.ts). */
