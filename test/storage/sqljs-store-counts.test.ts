@@ -13,6 +13,16 @@ import { crashCopy, loadSqlJs, openIn, removeTempDirs, rewriteSnapshot, tempDir,
 
 afterEach(removeTempDirs);
 
+/** A data directory whose one Store holds `statements` statements, closed: its snapshot keeps the counts. */
+async function closedWith(statements: number) {
+  const dir = await tempDir();
+  const storage = await openIn(dir);
+  const store = await withStore(storage);
+  await storage.insertStatements(store.id, Array.from({ length: statements }, () => makeStatement()));
+  await storage.close();
+  return { dir, store };
+}
+
 /** The snapshot's kept counts and the journal seqs of the image and of the counts. */
 async function keptIn(dataDir: string) {
   const sql = new Sql(new (await loadSqlJs()).Database(await readFile(path.join(dataDir, SNAPSHOT_FILE))));
@@ -59,31 +69,19 @@ describe("each Store's counts kept in the snapshot", () => {
   });
 
   it('are what the open uses: it does not count the rows when they name the snapshot', async () => {
-    const dir = await tempDir();
-    const storage = await openIn(dir);
-    const store = await withStore(storage);
-    await storage.insertStatements(store.id, [makeStatement()]);
-    await storage.close();
+    const { dir, store } = await closedWith(1);
     await rewriteSnapshot(dir, 'UPDATE store_counts SET statements = 777');
     expect((await counted(dir, store.id)).statements).toBe(777);
   });
 
   it('taken at another journal seq (an image an earlier release wrote) are not trusted: the rows are counted', async () => {
-    const dir = await tempDir();
-    const storage = await openIn(dir);
-    const store = await withStore(storage);
-    await storage.insertStatements(store.id, [makeStatement(), makeStatement()]);
-    await storage.close();
+    const { dir, store } = await closedWith(2);
     await rewriteSnapshot(dir, "UPDATE store_counts SET statements = 777; UPDATE meta SET value = value - 1 WHERE key = 'counts_journal_seq'");
     expect((await counted(dir, store.id)).statements).toBe(2);
   });
 
   it('open a data directory written before them (counted), and the next snapshot keeps them', async () => {
-    const dir = await tempDir();
-    const first = await openIn(dir);
-    const store = await withStore(first);
-    await first.insertStatements(store.id, [makeStatement(), makeStatement()]);
-    await first.close();
+    const { dir, store } = await closedWith(2);
     await rewriteSnapshot(dir, "DROP TABLE store_counts; DELETE FROM meta WHERE key = 'counts_journal_seq'");
     const storage = await openIn(dir);
     try {
