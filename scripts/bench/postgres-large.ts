@@ -14,7 +14,8 @@
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { postmasterPid } from './postgres-cpu';
-import { createStore, measure, preload, SLUG } from './postgres';
+import { createStore, measure, SLUG } from './postgres';
+import { preload } from './read-store';
 import { ADMIN_TOKEN, startServiceProcess, type Child } from './processes';
 import { scenarios, type StoreContext } from './scenarios';
 import { mkdtempSync, rmSync } from 'node:fs';

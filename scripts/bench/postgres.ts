@@ -18,8 +18,8 @@ import pg from 'pg';
 import { cpuMicros, runLoad, type LoadResult } from './load';
 import { postmasterPid, serverCpuMicros } from './postgres-cpu';
 import { ADMIN_TOKEN, ROOT, startBaselineProcess, startServiceProcess, type Child } from './processes';
+import { preload } from './read-store';
 import { scenarios, type Scenario, type StoreContext } from './scenarios';
-import { statementGenerator } from './statements';
 
 export interface PostgresBenchOptions {
   databaseUrl: string;
@@ -80,27 +80,6 @@ export async function createStore(url: string): Promise<StoreContext> {
   const key = await fetch(`${url}/admin/api/stores/${SLUG}/keys`, { method: 'POST', headers, body: JSON.stringify({ name: 'bench' }) });
   if (!key.ok) throw new Error(`create a key: ${key.status} ${await key.text()}`);
   return { slug: SLUG, authorization: `Basic ${((await key.json()) as { basic: string }).basic}`, adminToken: ADMIN_TOKEN, knownIds: [] };
-}
-
-/** Batches of 1000, spread over the processes; keeps a sample of ids for GET by id. */
-export async function preload(urls: string[], ctx: StoreContext, count: number, seed: number): Promise<void> {
-  const generator = statementGenerator(seed);
-  let sent = 0;
-  const worker = async (i: number) => {
-    while (sent < count) {
-      const n = Math.min(1000, count - sent);
-      sent += n;
-      const response = await fetch(`${urls[i % urls.length]}/${ctx.slug}/xAPI/statements`, {
-        method: 'POST',
-        headers: { authorization: ctx.authorization, 'x-experience-api-version': '1.0.3', 'content-type': 'application/json' },
-        body: JSON.stringify(Array.from({ length: n }, () => generator.next())),
-      });
-      if (!response.ok) throw new Error(`preload: ${response.status} ${await response.text()}`);
-      const ids = (await response.json()) as string[];
-      if (ctx.knownIds.length < 20_000) ctx.knownIds.push(...ids.filter((_, k) => k % 25 === 0));
-    }
-  };
-  await Promise.all([0, 1, 2, 3].map(worker));
 }
 
 /** One scenario on every process at once, its connections split between them. */

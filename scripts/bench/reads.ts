@@ -19,11 +19,10 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runLoad } from './load';
 import { startServiceProcess, type Child } from './processes';
-import { READ_SLUG as SLUG, ok, storeContext } from './read-store';
+import { READ_SLUG as SLUG, preload, storeContext } from './read-store';
 import { analyseProfile, monotonicMicros, printProfile } from './profile';
 import { readEngineCosts } from './read-engine';
 import { scenarios, type StoreContext } from './scenarios';
-import { statementGenerator } from './statements';
 
 const READ_SCENARIOS = ['get-agent', 'get-activity', 'get-verb', 'explorer-agent', 'explorer-activity', 'explorer-actor-name', 'explorer-verb-word', 'explorer-activity-word'];
 
@@ -42,23 +41,6 @@ const { values: args } = parseArgs({
 const dataDir = args['data-dir'];
 if (!dataDir) throw new Error('--data-dir is required (kept between runs)');
 const wanted = args.scenario ? args.scenario.split(',') : READ_SCENARIOS;
-/** The bench's statements (seed 11, as its large phase), 1,000 a request, four requests in flight. */
-async function fill(url: string, ctx: StoreContext, count: number): Promise<void> {
-  const generator = statementGenerator(11);
-  const headers = { authorization: ctx.authorization, 'x-experience-api-version': '1.0.3', 'content-type': 'application/json' };
-  let sent = 0;
-  const t0 = performance.now();
-  const worker = async () => {
-    while (sent < count) {
-      const n = Math.min(1000, count - sent);
-      sent += n;
-      const body = JSON.stringify(Array.from({ length: n }, () => generator.next()));
-      await ok(await fetch(`${url}/${ctx.slug}/xAPI/statements`, { method: 'POST', headers, body }), 'preload');
-      if (sent % 50_000 === 0) console.error(`preloaded ${sent.toLocaleString('en-US')} (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
-    }
-  };
-  await Promise.all(Array.from({ length: 4 }, worker));
-}
 
 async function measure(service: Child, ctx: StoreContext): Promise<void> {
   const chosen = scenarios(ctx, 2).filter((s) => wanted.includes(s.name));
@@ -99,7 +81,11 @@ async function main(): Promise<void> {
     // A high snapshot threshold: one snapshot, at the stop, instead of one per 64 MiB.
     const loader = await startServiceProcess({ dataDir: dataDir!, snapshotThresholdBytes: 4 * 1024 ** 3 });
     try {
-      await fill(loader.url, await storeContext(loader.url), Number(args.statements));
+      // The bench's statements as its large phase sends them (seed 11).
+      const t0 = performance.now();
+      await preload([loader.url], await storeContext(loader.url), Number(args.statements), 11, (stored) => {
+        if (stored % 50_000 === 0) console.error(`preloaded ${stored.toLocaleString('en-US')} (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+      });
     } finally {
       await loader.stop();
     }

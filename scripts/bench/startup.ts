@@ -17,8 +17,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { cpuMicros } from './load';
-import { ADMIN_TOKEN, SERVICE_MAIN, startServiceProcess } from './processes';
-import { statementGenerator } from './statements';
+import { SERVICE_MAIN, startServiceProcess } from './processes';
+import { READ_SLUG as SLUG, preload, storeContext } from './read-store';
 
 const { values: args, positionals } = parseArgs({
   options: {
@@ -37,17 +37,11 @@ if ((mode !== 'build' && mode !== 'measure') || !dirArg) {
   process.exit(2);
 }
 const dir = resolve(dirArg);
-const SLUG = 'bench';
 const QUERY = `/${SLUG}/xAPI/statements?verb=${encodeURIComponent('http://adlnet.gov/expapi/verbs/completed')}&limit=50`;
 
 interface Saved {
   authorization: string;
   statements: number;
-}
-
-async function checked(response: Response, what: string): Promise<Response> {
-  if (!response.ok) throw new Error(`${what}: ${response.status} ${await response.text()}`);
-  return response;
 }
 
 async function build(count: number): Promise<void> {
@@ -56,37 +50,16 @@ async function build(count: number): Promise<void> {
   const t0 = performance.now();
   let stored = 0;
   try {
-    const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
-    await checked(await fetch(`${service.url}/admin/api/stores`, { method: 'POST', headers: admin, body: JSON.stringify({ slug: SLUG, name: 'Benchmark', environment: 'test' }) }), 'Store');
-    const key = (await (await checked(await fetch(`${service.url}/admin/api/stores/${SLUG}/keys`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'bench' }) }), 'key')).json()) as {
-      basic: string;
-    };
-    const authorization = `Basic ${key.basic}`;
-    const generator = statementGenerator(Number(args.seed));
-    let sent = 0;
+    const ctx = await storeContext(service.url);
     let last = Date.now();
-    const worker = async () => {
-      while (sent < count) {
-        const n = Math.min(1000, count - sent);
-        sent += n;
-        const body = JSON.stringify(Array.from({ length: n }, () => generator.next()));
-        await checked(
-          await fetch(`${service.url}/${SLUG}/xAPI/statements`, {
-            method: 'POST',
-            headers: { authorization, 'x-experience-api-version': '1.0.3', 'content-type': 'application/json' },
-            body,
-          }),
-          'preload',
-        );
-        stored += n;
-        if (Date.now() - last > 15_000) {
-          last = Date.now();
-          console.error(`${stored.toLocaleString('en-US')} of ${count.toLocaleString('en-US')} (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
-        }
+    await preload([service.url], ctx, count, Number(args.seed), (sent) => {
+      stored = sent;
+      if (Date.now() - last > 15_000) {
+        last = Date.now();
+        console.error(`${stored.toLocaleString('en-US')} of ${count.toLocaleString('en-US')} (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
       }
-    };
-    await Promise.all(Array.from({ length: 4 }, worker));
-    writeFileSync(`${dir}.json`, JSON.stringify({ authorization, statements: stored } satisfies Saved));
+    });
+    writeFileSync(`${dir}.json`, JSON.stringify({ authorization: ctx.authorization, statements: stored } satisfies Saved));
   } finally {
     await service.stop();
   }
