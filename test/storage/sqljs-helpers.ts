@@ -164,12 +164,17 @@ export async function rewriteSnapshot(dataDir: string, sqlText: string): Promise
   }
 }
 
+/** The snapshot of `dataDir` as a database of its own (the caller closes it). */
+export async function snapshotSql(dataDir: string): Promise<Sql> {
+  return new Sql(new (await loadSqlJs()).Database(await readFile(path.join(dataDir, SNAPSHOT_FILE))));
+}
+
 /**
  * `received` (its JSON text, decoded from the compact form: statement-codec.ts) and `lrs_added` of
  * every statement in the snapshot of `dataDir`, in seq order.
  */
 export async function receivedColumnsOf(dataDir: string): Promise<Array<[string | null, unknown]>> {
-  const sql = new Sql(new (await loadSqlJs()).Database(await readFile(path.join(dataDir, SNAPSHOT_FILE))));
+  const sql = await snapshotSql(dataDir);
   try {
     return sql
       .all(`SELECT received, lrs_added, ${STATEMENT_AND_CONTEXT} FROM statements ORDER BY seq`)

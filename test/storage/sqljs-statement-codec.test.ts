@@ -22,7 +22,7 @@ import {
 } from '../../src-server/storage/sqljs/statement-codec';
 import { prng, statementGenerator } from '../../scripts/bench/statements';
 import { makeStatement } from './rows';
-import { crashCopy, loadSqlJs, openIn, removeTempDirs, tempDir, withStore } from './sqljs-helpers';
+import { crashCopy, loadSqlJs, openIn, removeTempDirs, snapshotSql, tempDir, withStore } from './sqljs-helpers';
 
 afterAll(removeTempDirs);
 
@@ -103,7 +103,7 @@ describe('the compact form of statements', () => {
       expect((await reopened.insertStatements(store.id, [changed])).ok).toBe(false);
       await reopened.close();
     }
-    const sql = new Sql(new (await loadSqlJs()).Database(await readFile(path.join(dir, SNAPSHOT_FILE))));
+    const sql = await snapshotSql(dir);
     try {
       const types = sql.all('SELECT statement_id, typeof(statement), typeof(signature), length(signature), typeof(received) FROM statements ORDER BY seq');
       expect(types).toEqual([

@@ -3,13 +3,9 @@
  * counting the rows, only when taken at the image's own journal seq; older data directories, and
  * counts another release left behind, are counted as before.
  */
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SNAPSHOT_FILE } from '../../src-server/storage/sqljs/data-dir-files';
-import { Sql } from '../../src-server/storage/sqljs/sql';
 import { makeRejection, makeStatement } from './rows';
-import { crashCopy, loadSqlJs, openIn, removeTempDirs, rewriteSnapshot, tempDir, withStore } from './sqljs-helpers';
+import { crashCopy, openIn, removeTempDirs, rewriteSnapshot, snapshotSql, tempDir, withStore } from './sqljs-helpers';
 
 afterEach(removeTempDirs);
 
@@ -25,7 +21,7 @@ async function closedWith(statements: number) {
 
 /** The snapshot's kept counts and the journal seqs of the image and of the counts. */
 async function keptIn(dataDir: string) {
-  const sql = new Sql(new (await loadSqlJs()).Database(await readFile(path.join(dataDir, SNAPSHOT_FILE))));
+  const sql = await snapshotSql(dataDir);
   try {
     const meta = new Map(sql.all('SELECT key, value FROM meta').map(([k, v]) => [k as string, v as number]));
     return {
