@@ -4,6 +4,8 @@
  * GET /statements filtered by agent, activity and verb (limit 50) at a large Store on PostgreSQL:
  * p50/p95/p99 and CPU per request in the service and in PostgreSQL, one service process;
  * `--connections` (default the scenarios' 10): fewer show the latency without queueing for CPU.
+ * `--main <out/server/main.js>` measures another build (an earlier commit's) on the same Store; an
+ * earlier build refuses a database a later one has migrated.
  *
  * The Store is built once and kept (database `lore_bench_large` on the server the URL names; drop
  * it by hand): 20,000 of the benchmark's statements written through the service, then copied in
@@ -23,7 +25,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const { values: args } = parseArgs({
-  options: { 'database-url': { type: 'string' }, statements: { type: 'string', default: '1000000' }, seconds: { type: 'string', default: '10' }, connections: { type: 'string' } },
+  options: {
+    'database-url': { type: 'string' },
+    statements: { type: 'string', default: '1000000' },
+    seconds: { type: 'string', default: '10' },
+    connections: { type: 'string' },
+    main: { type: 'string' },
+  },
 });
 const serverUrl = args['database-url'];
 if (!serverUrl) throw new Error('--database-url postgres://… is required');
@@ -48,7 +56,7 @@ async function withClient<T>(connection: string, work: (client: pg.Client) => Pr
 
 async function withService<T>(work: (service: Child) => Promise<T>): Promise<T> {
   const dataDir = mkdtempSync(join(tmpdir(), 'lore-bench-large-'));
-  const service = await startServiceProcess({ dataDir, env: { LRS_DATABASE_URL: databaseUrl } });
+  const service = await startServiceProcess({ dataDir, env: { LRS_DATABASE_URL: databaseUrl }, ...(args.main ? { main: args.main } : {}) });
   try {
     return await work(service);
   } finally {

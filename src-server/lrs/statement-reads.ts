@@ -93,6 +93,11 @@ export interface ReadOptions {
   acceptLanguages: string[];
   morePath: string;
   /**
+   * The highest seq a new query shows (Storage.readBounds): decided with Consistent-Through, before
+   * the read, so every statement that header promises is within it. A more token keeps its own.
+   */
+  maxSeq: number;
+  /**
    * statements/read/mine: only the statements sent with this key are read; any other is answered
    * as if the Store did not have it. Unset: the whole Store.
    */
@@ -136,7 +141,7 @@ export async function readStatements(
     until: query.until,
     ascending: query.ascending,
     limit: query.limit === 0 ? MAX_PAGE_SIZE : Math.min(query.limit, MAX_PAGE_SIZE),
-    maxSeq: await storage.currentSeq(),
+    maxSeq: options.maxSeq,
   };
   if (options.onlyKeyId !== undefined) storageQuery.keyId = options.onlyKeyId;
   const token: MoreToken = { store: store.id, query: storageQuery, format: query.format };

@@ -166,6 +166,16 @@ export interface StatementQuery {
   keyId?: string;
 }
 
+export interface ReadBounds {
+  /**
+   * A time (ISO 8601) such that every statement whose `stored` is at or before it is visible to
+   * reads from now on, and to this read: every such statement's seq is at most `maxSeq`.
+   */
+  consistentThrough: string;
+  /** currentSeq, read after consistentThrough was decided. */
+  maxSeq: number;
+}
+
 export interface StatementPage {
   statements: StoredStatement[];
   /** Set when more rows match beyond this page: pass it back as `afterSeq`. */
@@ -587,11 +597,12 @@ export interface Storage extends ForwarderStorage {
   /** The highest seq stored so far (0 when empty): the upper bound of a consistent read. */
   currentSeq(): Promise<number>;
   /**
-   * A time (ISO 8601) such that every statement whose `stored` is at or before it is visible to
-   * reads from now on: X-Experience-API-Consistent-Through. `floorMs`: no statement this process
-   * is still writing has a stored time below it (lrs/stored-clock.ts). Absent: the current time.
+   * What a GET /statements shows, decided before it reads (one round trip on PostgreSQL):
+   * `consistentThrough` for X-Experience-API-Consistent-Through, and `maxSeq`, the upper bound of
+   * its statements. `floorMs`: no statement this process is still writing has a stored time below
+   * it (lrs/stored-clock.ts).
    */
-  consistentThrough?(floorMs: number): Promise<string>;
+  readBounds(floorMs: number): Promise<ReadBounds>;
   /**
    * Where the storage reads this process's floor of stored times in flight (StoredClock.floorMs),
    * for the other processes sharing the database (PostgreSQL). Set once, before serving.

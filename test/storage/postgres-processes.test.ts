@@ -78,12 +78,17 @@ describe('PostgreSQL storage with several processes', () => {
     expect(await fast.findStatement(store.id, higher.statementId)).not.toBeNull();
     const settledWhileHeld = await fast.currentSeq();
     expect(settledWhileHeld).toBe(settledBefore);
+    // GET /statements' bound (Consistent-Through and the seq in one call) stops there too.
+    const boundsWhileHeld = await fast.readBounds(Date.now());
+    expect(boundsWhileHeld.maxSeq).toBe(settledBefore);
+    expect(Date.parse(boundsWhileHeld.consistentThrough)).toBeLessThan(Date.parse(lower.stored));
     const page = await fast.queryStatements(store.id, { limit: 10, maxSeq: settledWhileHeld });
     expect(page.statements.map((s) => s.statementId)).not.toContain(higher.statementId);
 
     gate.open();
     await slowWrite;
     const settledAfter = await fast.currentSeq();
+    expect((await fast.readBounds(Date.now())).maxSeq).toBe(settledAfter);
     const all = await fast.queryStatements(store.id, { limit: 10, maxSeq: settledAfter });
     expect(all.statements.map((s) => s.statementId)).toEqual(expect.arrayContaining([lower.statementId, higher.statementId]));
   });
@@ -96,11 +101,11 @@ describe('PostgreSQL storage with several processes', () => {
     // The writer's clock has a statement stamped a minute ago still in flight (a slow request).
     writer.useStampFloor(() => stampedLongAgo);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(Date.parse(await reader.consistentThrough(Date.now()))).toBeLessThan(stampedLongAgo);
+    expect(Date.parse((await reader.readBounds(Date.now())).consistentThrough)).toBeLessThan(stampedLongAgo);
     // Its write is over: the header moves on to (just before) now.
     writer.useStampFloor(() => Date.now());
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(Date.parse(await reader.consistentThrough(Date.now()))).toBeGreaterThan(Date.now() - 2_000);
+    expect(Date.parse((await reader.readBounds(Date.now())).consistentThrough)).toBeGreaterThan(Date.now() - 2_000);
   });
 
   it('forgets the Stores and keys it keeps when another process changes them, within a second', async () => {

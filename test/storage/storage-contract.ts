@@ -104,11 +104,17 @@ export function describeStorageContract(name: string, open: () => Promise<Contra
         expect(explorer.records.map((r) => r.statementId)).toEqual([earlier]);
         // Consistent-Through stays before the statement under way: a client polling with
         // since/until up to it cannot skip that statement once it becomes visible.
-        if (storage.consistentThrough) expect(Date.parse(await storage.consistentThrough(Date.now()))).toBeLessThan(Date.parse(row.stored));
+        const held = await storage.readBounds(Date.now());
+        expect(Date.parse(held.consistentThrough)).toBeLessThan(Date.parse(row.stored));
+        expect(held.maxSeq).toBe((await storage.queryStatements(store.id, { limit: 1 })).statements[0]!.seq);
 
         release();
         await writes;
-        if (storage.consistentThrough) expect(Date.parse(await storage.consistentThrough(Date.now()))).toBeGreaterThanOrEqual(Date.parse(row.stored));
+        const released = await storage.readBounds(Date.now());
+        expect(Date.parse(released.consistentThrough)).toBeGreaterThanOrEqual(Date.parse(row.stored));
+        // The rejection written beside it takes a seq too (the same sequence).
+        expect(released.maxSeq).toBeGreaterThanOrEqual((await storage.queryStatements(store.id, { limit: 1 })).statements[0]!.seq);
+        expect(released.maxSeq).toBeGreaterThan(held.maxSeq);
         expect(await storage.findStatement(store.id, row.statementId)).not.toBeNull();
         expect(await ids({})).toEqual([row.statementId, earlier]);
         expect((await storage.searchExplorer(store.id, { limit: 50 })).records.map((r) => r.status)).toEqual(['rejected', 'accepted', 'accepted']);

@@ -17,6 +17,7 @@ import type { Tx } from './database';
 import { fillExplorerNames } from './explorer-names';
 import { FORWARDERS_MIGRATION } from './forwarders';
 import { INSERT_STATEMENTS_FUNCTION, INSERT_STATEMENTS_WITHOUT_NOTIFY } from './insert-function';
+import { READ_BOUNDS_FUNCTION } from './record-seq';
 import type { PostgresDatabase } from './database';
 
 /** Append only: a released migration is never edited. Its index + 1 is its version. */
@@ -342,6 +343,8 @@ CREATE INDEX audit_log_at ON audit_log (at_ms);
   INSERT_STATEMENTS_FUNCTION,
   // Its notification sent after the COMMIT, gathered (change-announcer.ts), not in each write's transaction.
   INSERT_STATEMENTS_WITHOUT_NOTIFY,
+  // GET /statements' Consistent-Through and settled seq in one round trip (record-seq.ts).
+  READ_BOUNDS_FUNCTION,
 ];
 
 /**

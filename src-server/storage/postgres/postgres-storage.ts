@@ -29,6 +29,7 @@ import type {
   RefusalQuery,
   RefusalRow,
   RejectionRow,
+  ReadBounds,
   StatementPage,
   StatementQuery,
   StatementRow,
@@ -92,7 +93,7 @@ import {
   updateStoreRow,
 } from './records';
 import type { StorePatch } from './records';
-import { consistentThrough, settledSeq } from './record-seq';
+import { readBounds, settledSeq } from './record-seq';
 import { ProcessRegistry } from './process-registry';
 import { StampWatermark } from './stamp-watermark';
 import { pruneLogs } from './retention';
@@ -392,9 +393,9 @@ export class PostgresStorage implements Storage {
     return settledSeq(this.db);
   }
 
-  /** Before the earliest stored time any process still writes (record-seq.ts). */
-  consistentThrough(floorMs: number): Promise<string> {
-    return consistentThrough(this.db, floorMs);
+  /** Consistent-Through before the earliest stored time any process still writes, then the settled seq (record-seq.ts). */
+  readBounds(floorMs: number): Promise<ReadBounds> {
+    return readBounds(this.db, floorMs);
   }
 
   useStampFloor(floor: () => number): void {

@@ -15,6 +15,7 @@
  * The leases are the advisory locks in the bigint form (objsubid 1); the migration lock uses the
  * two-int form, so nothing else of Lore's lands in this key space.
  */
+import type { ReadBounds } from '../storage';
 import type { PostgresDatabase, Tx } from './database';
 
 /**
@@ -48,17 +49,34 @@ export async function settledSeq(db: PostgresDatabase): Promise<number> {
   return row?.settled ?? 0;
 }
 
-/** Every advisory lease of the bigint form on this database, as its key. */
-const LEASES = `SELECT (classid::bigint << 32) | objid::bigint AS key FROM pg_locks
-  WHERE locktype = 'advisory' AND objsubid = 1 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`;
+/**
+ * The earliest time lease (the advisory locks of the bigint form at or above TIME_LEASE_BASE), then
+ * the settled seq, in one round trip and in that order: a statement stored before the lease that
+ * holds Consistent-Through back has committed before the settled seq is read, so the seq bound
+ * covers it. Each statement of a VOLATILE function reads the locks anew. A migration's text: never
+ * edited once released.
+ */
+export const READ_BOUNDS_FUNCTION = `
+CREATE OR REPLACE FUNCTION lore_read_bounds(p_time_lease_base bigint, OUT earliest_time_lease bigint, OUT settled bigint) LANGUAGE plpgsql AS $fn$
+BEGIN
+  SELECT min((classid::bigint << 32) | objid::bigint) INTO earliest_time_lease FROM pg_locks
+   WHERE locktype = 'advisory' AND objsubid = 1 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+     AND (classid::bigint << 32) | objid::bigint >= p_time_lease_base;
+  settled := lore_settled_seq(p_time_lease_base);
+END
+$fn$;
+`;
 
 /**
  * X-Experience-API-Consistent-Through: just before the earliest stored time that a write under
  * way (its transaction's lease) or a process still stamping (its watermark, stamp-watermark.ts)
- * holds back, and before this process's own floor. Read before the statements are.
+ * holds back, and before this process's own floor; and the settled seq, read after it.
  */
-export async function consistentThrough(db: PostgresDatabase, floorMs: number): Promise<string> {
-  const [leases] = await db.prepared<{ earliest: number | null }>(`SELECT min(key) AS earliest FROM (${LEASES}) AS leases WHERE key >= $1`, [TIME_LEASE_BASE]);
-  const earliest = leases?.earliest ?? null;
-  return new Date(Math.min(floorMs, earliest === null ? floorMs : earliest - TIME_LEASE_BASE) - 1).toISOString();
+export async function readBounds(db: PostgresDatabase, floorMs: number): Promise<ReadBounds> {
+  const [row] = await db.prepared<{ earliest_time_lease: number | null; settled: number | null }>('SELECT * FROM lore_read_bounds($1::bigint)', [TIME_LEASE_BASE]);
+  const earliest = row?.earliest_time_lease ?? null;
+  return {
+    consistentThrough: new Date(Math.min(floorMs, earliest === null ? floorMs : earliest - TIME_LEASE_BASE) - 1).toISOString(),
+    maxSeq: row?.settled ?? 0,
+  };
 }

@@ -29,6 +29,7 @@ import type {
   RefusalQuery,
   RefusalRow,
   RejectionRow,
+  ReadBounds,
   StatementPage,
   StatementQuery,
   StatementRow,
@@ -285,15 +286,16 @@ export class SqljsStorage implements Storage {
   }
 
   /**
-   * Just before the earliest statement still being written: stamped and not yet applied (`floorMs`),
-   * or applied and its record not yet durable (not yet visible).
+   * Consistent-Through is just before the earliest statement still being written: stamped and not
+   * yet applied (`floorMs`), or applied and its record not yet durable (not yet visible).
    */
-  async consistentThrough(floorMs: number): Promise<string> {
+  async readBounds(floorMs: number): Promise<ReadBounds> {
     this.db.assertOpen();
+    const maxSeq = this.db.visibleSeq;
     // Nothing applied beyond what is visible (a GET while no write is in flight): no row to look for.
-    if (this.db.appliedSeq <= this.db.visibleSeq) return new Date(floorMs - 1).toISOString();
-    const [pending] = this.db.sql.first('SELECT min(stored_ms) FROM statements WHERE seq > ?', [this.db.visibleSeq]) ?? [null];
-    return new Date(Math.min(floorMs, typeof pending === 'number' ? pending : floorMs) - 1).toISOString();
+    if (this.db.appliedSeq <= maxSeq) return { consistentThrough: new Date(floorMs - 1).toISOString(), maxSeq };
+    const [pending] = this.db.sql.first('SELECT min(stored_ms) FROM statements WHERE seq > ?', [maxSeq]) ?? [null];
+    return { consistentThrough: new Date(Math.min(floorMs, typeof pending === 'number' ? pending : floorMs) - 1).toISOString(), maxSeq };
   }
 
   /** Raw attachments by sha2 (xAPI §2.4.11). */

@@ -139,12 +139,10 @@ export default async function statementRoutes(app: FastifyInstance, deps: Statem
     const reach = statementReadReach(request.lrsKey);
     if (reach === null) throw errors.missingScope('statements/read');
     const params = singleQueryParams(request);
-    const options: ReadOptions = { acceptLanguages: acceptLanguages(request), morePath: pathPrefix(deps.publicUrl(request)) + request.url.split('?')[0]! };
+    // Decided before the read: every statement stored up to Consistent-Through is visible to it.
+    const { consistentThrough, maxSeq } = await deps.storage.readBounds(deps.clock.floorMs());
+    const options: ReadOptions = { acceptLanguages: acceptLanguages(request), morePath: pathPrefix(deps.publicUrl(request)) + request.url.split('?')[0]!, maxSeq };
     if (reach === 'mine') options.onlyKeyId = request.lrsKey.id;
-    // Decided before the read: every statement stored up to it is visible to the read.
-    const consistentThrough = deps.storage.consistentThrough
-      ? await deps.storage.consistentThrough(deps.clock.floorMs())
-      : new Date(deps.clock.floorMs() - 1).toISOString();
     let outcome;
     if (params.more !== undefined) {
       outcome = await readMore(deps.storage, request.lrsStore, params.more, options);
