@@ -26,7 +26,9 @@ import { crashCopy, loadSqlJs, openIn, removeTempDirs, snapshotSql, tempDir, wit
 
 afterAll(removeTempDirs);
 
-const CONTEXT = rowContext({ statementId: randomUUID(), stored: '2026-01-01T00:00:00.000Z', keyId: 'lore_test_abc' });
+const CONTEXT_ROW = { statementId: randomUUID(), stored: '2026-01-01T00:00:00.000Z', keyId: 'lore_test_abc' };
+const CONTEXT = rowContext(CONTEXT_ROW);
+const CONTEXT_TEXT = `${CONTEXT_ROW.statementId}${CONTEXT_ROW.stored}${CONTEXT_ROW.keyId}`;
 const roundTrip = (encoder: StatementEncoder, text: string) => decodeStatement(encoder.encode(Buffer.from(text, 'utf8'), CONTEXT), CONTEXT);
 
 /** A statement row with a real SHA-256 signature (the form the write path gives), so it is kept as 32 bytes. */
@@ -46,6 +48,10 @@ describe('the compact form of statements', () => {
       'abc',
       JSON.stringify({ name: 'Zoë ✓ 学习 😀', note: 'x'.repeat(5000) }),
       JSON.stringify({ a: 'ab'.repeat(300), b: 'abc'.repeat(1000) }),
+      // Matches that run from the dictionary's end into the row's context, from the context into
+      // the text, and that overlap their own output, short and long (decoding copies runs whole).
+      `"account":{"homePage":"http://","name":"lore_live_lore_test_"}},"version":"1.0.0"}${CONTEXT_TEXT}${CONTEXT_TEXT}`,
+      `${CONTEXT_TEXT.slice(-9)}${'xyz'.repeat(3)}${CONTEXT_TEXT.slice(-9)}${'xyz'.repeat(60)}${'q'.repeat(9)}${'q'.repeat(200)}`,
       // Longer than a match distance reaches: matches must stay within 65,535 bytes.
       JSON.stringify({ big: Array.from({ length: 9000 }, (_, i) => `item-${i}-${Math.floor(random() * 1e6)}`) }),
       ...Array.from({ length: 200 }, () => JSON.stringify(generator.next())),

