@@ -8,7 +8,7 @@
  */
 import type { ExplorerQueryInput } from '../../src-server/admin/contract';
 import { readStatements } from '../../src-server/lrs/statement-reads';
-import { explorerFilterOf, explorerPageJson } from '../../src-server/admin/explorer';
+import { explorerFilterOf, explorerPageUtf8 } from '../../src-server/admin/explorer';
 import { explorerLists, explorerDrive } from '../../src-server/storage/explorer-query';
 import type { ExplorerQuery, StatementQuery, StoreRecord } from '../../src-server/storage/storage';
 import { openSqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
@@ -79,7 +79,7 @@ async function explorerScenario(storage: SqljsStorage, sql: Sql, storeNum: numbe
     const page = await storage.searchExplorer(store.id, query);
     parts.read.push(performance.now() - t);
     t = performance.now();
-    explorerPageJson(page.records, null);
+    explorerPageUtf8(page.records, null);
     parts.text.push(performance.now() - t);
   }
   console.log(`  names: ${summary(parts.names)}; storage read: ${summary(parts.read)}; the page's JSON: ${summary(parts.text)}`);

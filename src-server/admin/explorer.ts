@@ -4,30 +4,47 @@
  * (explorer-filters.ts).
  */
 import type { ExplorerQuery, ExplorerRecord, Storage, StoreRecord } from '../storage/storage';
-import { statementAsReceived, withoutPropertiesJson } from '../xapi/received-statement';
+import { statementAsReceived, withoutPropertiesUtf8 } from '../xapi/received-statement';
 import type { ExplorerPageView, ExplorerQueryInput } from './contract';
 import { resolveFilter } from './explorer-filters';
+import { asBuffer } from '../xapi/json-text';
 
 /** A record as the console shows it: the statement as sent (for a rejected one, its payload) beside the stored one. */
 function explorerRecordView(record: ExplorerRecord): ExplorerPageView['records'][number] {
-  const { payload, stored, storedJson: _storedJson, receivedJson: _receivedJson, received, lrsAdded, ...rest } = record;
+  const { payload, stored, storedJson: _storedJson, storedUtf8: _storedUtf8, receivedJson: _receivedJson, received, lrsAdded, ...rest } = record;
   if (stored === undefined) return { ...rest, statement: payload };
   return { ...rest, statement: statementAsReceived(stored, received, lrsAdded), stored };
 }
 
-/** The members explorerRecordJson writes from the statement's text rather than as values. */
-const TEXT_MEMBERS = new Set(['payload', 'stored', 'storedJson', 'received', 'receivedJson', 'lrsAdded']);
+/** The members explorerRecordParts writes from the statement's text rather than as values. */
+const TEXT_MEMBERS = new Set(['payload', 'stored', 'storedJson', 'storedUtf8', 'received', 'receivedJson', 'lrsAdded']);
+
+const PAGE_HEAD = Buffer.from('{"records":[');
+const COMMA = Buffer.from(',');
+const STORED_MEMBER = Buffer.from(',"stored":');
+const RECORD_END = Buffer.from('}');
 
 /**
- * explorerRecordView as JSON text. Where the storage gave the statement's text (storedJson), the
- * text is written as it is, and the statement as sent is cut from it (or is the received text):
- * the same JSON as the view's, without parsing and serialising every statement of the page.
+ * explorerRecordView as JSON, in UTF-8 pieces pushed onto `parts`. Where the storage gave the
+ * statement's bytes or text (storedUtf8, storedJson), they are written as they are, and the
+ * statement as sent is cut from them (or is the received text): the same JSON as the view's,
+ * without parsing and serialising every statement of the page, or making a string of it.
  */
-function explorerRecordJson(record: ExplorerRecord): string {
-  const { storedJson, receivedJson, lrsAdded } = record;
+function explorerRecordParts(record: ExplorerRecord, parts: Uint8Array[]): void {
+  const { storedUtf8, storedJson, receivedJson, lrsAdded } = record;
+  const stored = storedUtf8 !== undefined ? asBuffer(storedUtf8) : storedJson !== undefined ? Buffer.from(storedJson, 'utf8') : undefined;
   const sent =
-    storedJson === undefined ? null : (receivedJson ?? (lrsAdded === undefined ? storedJson : withoutPropertiesJson(storedJson, lrsAdded)));
-  if (storedJson === undefined || sent === null) return JSON.stringify(explorerRecordView(record));
+    stored === undefined
+      ? null
+      : receivedJson !== undefined
+        ? Buffer.from(receivedJson, 'utf8')
+        : lrsAdded === undefined
+          ? stored
+          : withoutPropertiesUtf8(stored, lrsAdded);
+  if (stored === undefined || sent === null) {
+    parts.push(Buffer.from(JSON.stringify(explorerRecordView(record)), 'utf8'));
+    return;
+  }
   const head: Record<string, unknown> = {};
   // By name, not Object.entries: that would read `stored`, which a storage may parse only when read.
   for (const name of Object.keys(record)) {
@@ -35,15 +52,22 @@ function explorerRecordJson(record: ExplorerRecord): string {
   }
   // The other members as one object's text, its closing brace replaced by the two statements.
   const members = JSON.stringify(head);
-  return `${members.length > 2 ? `${members.slice(0, -1)},` : '{'}"statement":${sent},"stored":${storedJson}}`;
+  parts.push(Buffer.from(`${members.length > 2 ? `${members.slice(0, -1)},` : '{'}"statement":`, 'utf8'), sent, STORED_MEMBER, stored, RECORD_END);
 }
 
-/** The page as JSON text: what the route sends (ExplorerPageView). */
-export function explorerPageJson(records: readonly ExplorerRecord[], next: string | null): string {
-  return `{"records":[${records.map(explorerRecordJson).join(',')}],"next":${JSON.stringify(next)}}`;
+
+/** The page as JSON in UTF-8: what the route sends (ExplorerPageView). */
+export function explorerPageUtf8(records: readonly ExplorerRecord[], next: string | null): Buffer {
+  const parts: Uint8Array[] = [PAGE_HEAD];
+  for (const [i, record] of records.entries()) {
+    if (i > 0) parts.push(COMMA);
+    explorerRecordParts(record, parts);
+  }
+  parts.push(Buffer.from(`],"next":${JSON.stringify(next)}}`, 'utf8'));
+  return Buffer.concat(parts);
 }
 
-export type ExplorerSearch = { ok: true; json: string } | { ok: false; field: 'agent' | 'verb' | 'activity'; message: string };
+export type ExplorerSearch = { ok: true; body: Buffer } | { ok: false; field: 'agent' | 'verb' | 'activity'; message: string };
 
 /** The filters of an Explorer search as typed, without its page: what an export of it reads too. */
 export type ExplorerFilterInput = Omit<ExplorerQueryInput, 'limit' | 'cursor'>;
@@ -87,5 +111,5 @@ export async function searchStatements(storage: Storage, store: StoreRecord, inp
     beforeSeq: input.cursor === undefined ? undefined : Number(input.cursor),
   };
   const page = await storage.searchExplorer(store.id, query);
-  return { ok: true, json: explorerPageJson(page.records, page.nextBeforeSeq === null ? null : String(page.nextBeforeSeq)) };
+  return { ok: true, body: explorerPageUtf8(page.records, page.nextBeforeSeq === null ? null : String(page.nextBeforeSeq)) };
 }

@@ -17,6 +17,7 @@
 import { Readable } from 'node:stream';
 import type { ExplorerQuery, ExplorerRecord, Storage, StoreRecord } from '../storage/storage';
 import { CSV_HEADER, csvRow } from './statement-csv';
+import { asBuffer } from '../xapi/json-text';
 
 export type ExportFormat = 'ndjson' | 'csv';
 
@@ -32,6 +33,7 @@ export interface ExportProgress {
 
 function line(format: ExportFormat, record: ExplorerRecord): string | null {
   if (format === 'csv') return csvRow(record);
+  if (record.storedUtf8 !== undefined) return `${asBuffer(record.storedUtf8).toString('utf8')}\n`;
   if (record.storedJson !== undefined) return `${record.storedJson}\n`;
   return record.stored === undefined ? null : `${JSON.stringify(record.stored)}\n`;
 }

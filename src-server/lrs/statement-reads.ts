@@ -12,6 +12,7 @@ import { attachmentsOf } from '../xapi/statement-attachments';
 import type { Statement } from '../xapi/statement-schema';
 import type { ParsedStatementQuery } from '../xapi/statement-query';
 import type { Outcome } from './failure';
+import { asBuffer } from '../xapi/json-text';
 
 /** The most statements one page returns (a `limit` of 0 asks for this). */
 const MAX_PAGE_SIZE = 500;
@@ -70,10 +71,6 @@ function formattedUtf8(row: StoredStatement, format: StatementFormat, acceptLang
   return Buffer.from(JSON.stringify(formatStatement(row.statement as never, format, acceptLanguages)), 'utf8');
 }
 
-/** The bytes as a Buffer without copying them. */
-function asBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-}
 
 const PAGE_HEAD = Buffer.from('{"statements":[', 'utf8');
 const COMMA = Buffer.from(',', 'utf8');

@@ -108,11 +108,12 @@ export function statementExplorerRecord(s: StoredStatement, extras: ExplorerRowE
     statementId: s.statementId,
     receivedAt: s.stored,
     keyId: s.keyId,
-    // Parsed only if read: the Explorer's page is written from the text (storedJson).
+    // Parsed only if read: the Explorer's page is written from the bytes (storedUtf8) where the
+    // storage decoded the statement to bytes, else from the text (storedJson).
     get stored() {
       return s.statement;
     },
-    storedJson: s.statementJson,
+    ...(s.statementUtf8 === undefined ? { storedJson: s.statementJson } : { storedUtf8: s.statementUtf8 }),
     ...(receivedJson === null ? {} : { received: JSON.parse(receivedJson) as unknown, receivedJson }),
     ...(lrsAdded === null ? {} : { lrsAdded }),
     warnings: warningsJson === null ? [] : (JSON.parse(warningsJson) as ExplorerRecord['warnings']),

@@ -282,6 +282,11 @@ export interface ExplorerRecord {
    * without parsing each statement and serialising it again (`stored` is then parsed only if read).
    */
   storedJson?: string;
+  /**
+   * In place of storedJson, where the storage decoded the statement to UTF-8 bytes: the page writes
+   * them as they are, never making a string of them.
+   */
+  storedUtf8?: Uint8Array;
   receivedJson?: string;
   /**
    * Accepted and voided: StatementRow.received and .lrsAdded as recorded, absent where nothing was

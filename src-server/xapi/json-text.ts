@@ -24,3 +24,20 @@ export function endOfString(text: string, start: number): number {
     if (slashes % 2 === 0) return at;
   }
 }
+
+/** endOfString on UTF-8 bytes: a quote or backslash byte never occurs inside a multi-byte character. */
+export function endOfStringUtf8(bytes: Uint8Array, start: number): number {
+  let at = start;
+  for (;;) {
+    at = bytes.indexOf(QUOTE, at + 1);
+    if (at < 0) return bytes.length;
+    let slashes = 0;
+    while (bytes[at - 1 - slashes] === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return at;
+  }
+}
+
+/** Bytes (JSON text in UTF-8, say) as a Buffer over the same memory, without copying: sql.js gives plain Uint8Arrays. */
+export function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+}

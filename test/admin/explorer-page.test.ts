@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { explorerPageJson } from '../../src-server/admin/explorer';
+import { explorerPageUtf8 } from '../../src-server/admin/explorer';
 import type { ExplorerRecord } from '../../src-server/storage/storage';
 
 const STORED = {
@@ -13,6 +13,8 @@ const STORED = {
   authority: { objectType: 'Agent', account: { homePage: 'https://lrs.example.com', name: 'key' } },
   version: '1.0.0',
 };
+
+const explorerPageJson = (records: readonly ExplorerRecord[], next: string | null) => explorerPageUtf8(records, next).toString('utf8');
 
 /** A record as a storage that keeps the text gives it, and the same without the text. */
 function records(extra: Partial<ExplorerRecord>): [withText: ExplorerRecord, without: ExplorerRecord] {
@@ -42,6 +44,12 @@ describe('explorerPageJson', () => {
       const fromText = JSON.parse(explorerPageJson([withText], '6')) as unknown;
       expect(fromText).toEqual(JSON.parse(explorerPageJson([without], '6')));
       expect(fromText).toMatchObject({ records: [{ seq: 7, stored: STORED }], next: '6' });
+      // As the embedded storage gives it: the text's UTF-8 bytes in its place (a plain Uint8Array,
+      // as sql.js gives). The same page.
+      const { storedJson, ...rest } = Object.getOwnPropertyDescriptors(withText);
+      const withBytes = Object.defineProperties({}, rest) as ExplorerRecord;
+      withBytes.storedUtf8 = new Uint8Array(Buffer.from(storedJson!.value as string, 'utf8'));
+      expect(explorerPageJson([withBytes, withText], '6')).toBe(explorerPageJson([withText, withText], '6'));
     }
     const [accepted] = cases[0]!;
     const statement = (JSON.parse(explorerPageJson([accepted], null)) as { records: Array<{ statement: Record<string, unknown> }> }).records[0]!.statement;

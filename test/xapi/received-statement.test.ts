@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { prepareStatement } from '../../src-server/xapi/prepare-statement';
-import { receivedForm, sameJson, withoutProperties, withoutPropertiesJson } from '../../src-server/xapi/received-statement';
+import { receivedForm, sameJson, withoutProperties, withoutPropertiesUtf8 } from '../../src-server/xapi/received-statement';
 import { validateStatement } from '../../src-server/xapi/validate-statements';
 import type { XapiVersion } from '../../src-server/xapi/version';
 import { validFixtures, validStatement } from './fixtures';
@@ -96,7 +96,9 @@ describe('withoutProperties', () => {
   });
 });
 
-describe('withoutPropertiesJson', () => {
+describe('withoutPropertiesUtf8', () => {
+  /** The text version on the text's UTF-8 bytes, as text (null stays null). */
+  const withoutPropertiesJson = (json: string, names: readonly string[]) => withoutPropertiesUtf8(Buffer.from(json, 'utf8'), names)?.toString('utf8') ?? null;
   /** What the text version must give: the object's way. */
   const byParse = (json: string, names: readonly string[]) => JSON.stringify(withoutProperties(JSON.parse(json) as Record<string, unknown>, names));
   const ADDED = ['id', 'timestamp', 'version', 'stored', 'authority'] as const;

@@ -22,6 +22,7 @@
  * Rows written before this form hold TEXT, which `statementText` passes through unchanged.
  */
 import type { Sql } from './sql';
+import { asBuffer } from '../../xapi/json-text';
 
 /** Generic xAPI vocabulary, most frequent last (nearest, so shortest distances). */
 const DICTIONARY_V1_TEXT = [
@@ -208,10 +209,6 @@ export function decodeStatement(bytes: Uint8Array, context: Uint8Array): string 
  */
 const BULK_COPY = 8;
 
-/** A Buffer over the same bytes (sql.js gives plain Uint8Arrays): Buffer#copy on every source. */
-function asBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-}
 
 /** Copies source[from, from + n) to out[o]. */
 function copyRun(source: Buffer, from: number, n: number, out: Buffer, o: number): void {

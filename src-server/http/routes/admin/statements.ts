@@ -16,8 +16,8 @@ export default async function explorerRoutes(app: FastifyInstance, deps: AdminRo
     const input = parseInput(explorerQuerySchema, request.query, 'query');
     const search = await searchStatements(deps.storage, store, input);
     if (!search.ok) throw errors.invalidParameter(search.message, search.field);
-    // Written as text (admin/explorer.ts, explorerPageJson): the statements' stored text as it is.
-    return reply.type('application/json; charset=utf-8').send(search.json);
+    // Written as UTF-8 bytes (admin/explorer.ts, explorerPageUtf8): the statements' stored text as it is.
+    return reply.type('application/json; charset=utf-8').send(search.body);
   });
 
   app.get<{ Params: { slug: string } }>('/stores/:slug/suggestions', async (request) => {
