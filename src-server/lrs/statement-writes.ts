@@ -26,6 +26,9 @@ export interface RecordedStatement {
   statementId: string;
   voidsStatementId: string | null;
   verbId: string;
+  /** The statement as stored. */
+  statement: Record<string, unknown>;
+  keyId: string;
 }
 
 /**
