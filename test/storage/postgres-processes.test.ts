@@ -3,6 +3,9 @@
  * process: races decided by the database, seqs that readers can trust while writes commit out of
  * order, and migrations that run once.
  */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { INSERT_STATEMENTS_FUNCTION, INSERT_STATEMENTS_WITHOUT_NOTIFY } from '../../src-server/storage/postgres/insert-function';
@@ -14,6 +17,7 @@ import { createTestDatabase } from '../postgres/test-database';
 import type { TestDatabase } from '../postgres/test-database';
 import { ALICE, COURSE, makeApiKey, makeRejection, makeStatement, makeStore } from './rows';
 
+const execFileAsync = promisify(execFile);
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -251,6 +255,49 @@ describe('PostgreSQL storage with several processes', () => {
       const activity = await a.findActivity(store.id, activityId);
       expect(activity?.definition).toEqual({ name: { 'en-US': 'Course' }, description: { 'en-US': 'About' } });
     }
+  });
+
+  it('tells of the records a process committed and was killed before announcing, once, within seconds', async () => {
+    const db = await database();
+    const b = await processOn(db, { missedRecordsIntervalMs: 200 });
+    const store = makeStore();
+    await b.insertStore(store);
+    const heard: StorageChange[] = [];
+    b.watchChanges((change) => heard.push(change));
+    const told = () => heard.flatMap((change) => (change.kind === 'records' ? Array.from({ length: change.toSeq - change.fromSeq + 1 }, (_, i) => change.fromSeq + i) : []));
+
+    // A real process writes three statements and is killed with SIGKILL right after they are acknowledged.
+    const child = await execFileAsync(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'postgres-killed-child.ts'), db.url, store.id, '3']).catch(
+      (err: { stdout?: string; signal?: string }) => err,
+    );
+    expect(child.stdout).toBe('acked\n');
+    const seqs = (await b.queryStatements(store.id, { limit: 10, ascending: true })).statements.map((s) => s.seq);
+    expect(seqs).toHaveLength(3);
+    const startedAt = performance.now();
+    while (!seqs.every((seq) => told().includes(seq)) && performance.now() - startedAt < 5_000) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(told().sort((x, y) => x - y)).toEqual(seqs);
+    expect(heard.filter((change) => change.kind === 'records').every((change) => change.kind === 'records' && change.storeId === store.id)).toBe(true);
+  });
+
+  it('does not tell again what a process announced, nor its own writes', async () => {
+    const db = await database();
+    const a = await processOn(db);
+    const b = await processOn(db, { missedRecordsIntervalMs: 100 });
+    const store = makeStore();
+    await a.insertStore(store);
+    const heard: StorageChange[] = [];
+    b.watchChanges((change) => heard.push(change));
+    for (let i = 0; i < 5; i++) {
+      await a.insertStatements(store.id, [makeStatement({ actor: ALICE })]);
+      await b.insertStatements(store.id, [makeStatement({ actor: ALICE })]);
+    }
+    // Several looks after the last write: each of a's records told once (by its announcement), none of b's.
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    const told = heard.flatMap((change) => (change.kind === 'records' ? Array.from({ length: change.toSeq - change.fromSeq + 1 }, (_, i) => change.fromSeq + i) : []));
+    // Written one after the other, a first: a's are every other seq from the first.
+    const all = (await b.queryStatements(store.id, { limit: 20, ascending: true })).statements.map((s) => s.seq);
+    expect(all).toHaveLength(10);
+    expect(told.sort((x, y) => x - y)).toEqual(all.filter((_, i) => i % 2 === 0));
   });
 
   it('migrates once when several processes start at once, and refuses a database from a newer release', async () => {

@@ -11,9 +11,9 @@
  *
  * What it costs: the others hear of a write up to one interval (plus the send) later, which their
  * uses allow (the console's live views gather changes for 250 ms anyway; a forwarder also wakes
- * on its own timer); and a process that dies between a COMMIT and the send never tells it (its
- * writes are in the database: the console shows them on its next read, a forwarder on its next
- * wake). Changes that must reach every process at their COMMIT — Stores and API keys, which the
+ * on its own timer); and a process that dies between a COMMIT and the send never tells it: the
+ * others find those records by looking, within a second or two (missed-records.ts). Changes that
+ * must reach every process at their COMMIT — Stores and API keys, which the
  * processes keep (directory-cache.ts) — are still sent in their transaction (ChangeFeed.notify).
  */
 import type { StorageChange } from '../storage';

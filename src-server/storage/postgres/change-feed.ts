@@ -8,8 +8,8 @@
  * cache of Stores and keys.
  *
  * The listening connection reconnects by itself after the database went away (1 s, doubling up
- * to 30 s). Notifications sent while it was away are lost: the console reads its first page again
- * whenever its stream reconnects, and shows what it missed on its next read.
+ * to 30 s). Notifications sent while it was away are lost; the records they told of are found by
+ * looking (missed-records.ts), as are those of a process that died before it announced them.
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -125,13 +125,16 @@ export class ChangeFeed {
       return; // not one of ours
     }
     if (notice.origin === this.origin) return;
-    for (const change of 'changes' in notice ? notice.changes : [notice.change]) {
-      for (const listener of this.listeners) {
-        try {
-          listener(change);
-        } catch {
-          // the listener's own problem
-        }
+    for (const change of 'changes' in notice ? notice.changes : [notice.change]) this.tellHere(change);
+  }
+
+  /** Hands `change` to this process's subscribers, as if another process had sent it (missed-records.ts). */
+  tellHere(change: StorageChange): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(change);
+      } catch {
+        // the listener's own problem
       }
     }
   }

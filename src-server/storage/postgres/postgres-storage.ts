@@ -71,6 +71,7 @@ import {
 } from './bench';
 import { ChangeFeed } from './change-feed';
 import { ChangeAnnouncer } from './change-announcer';
+import { MissedRecords } from './missed-records';
 import { DirectoryCache } from './directory-cache';
 import { exportPostgresRecords } from './export-records';
 import { PostgresDatabase } from './database';
@@ -114,6 +115,8 @@ export interface PostgresStorageOptions extends PostgresPoolOptions {
   touchFlushIntervalMs?: number;
   /** How often old ingestion rows are folded together, ms (default 60 s). */
   foldIntervalMs?: number;
+  /** How often the records other processes did not announce are looked for, ms (default 1 s; missed-records.ts). */
+  missedRecordsIntervalMs?: number;
   /** Awaited just before each write's COMMIT: tests hold writes short of durable there. */
   beforeCommit?: () => Promise<void>;
   log?: (message: string) => void;
@@ -146,6 +149,8 @@ export class PostgresStorage implements Storage {
   private readonly changes: ChangeFeed;
   /** This process's writes of statements, rejections and refusals, told to the others after their COMMIT (change-announcer.ts). */
   private readonly announcer: ChangeAnnouncer;
+  /** The others' records no announcement told of, found by looking (missed-records.ts). */
+  private readonly missed: MissedRecords;
   /** The processes sharing the database, by heartbeat (process-registry.ts). */
   private readonly processes: ProcessRegistry;
   /** This process's floor of stored times in flight, for the others (stamp-watermark.ts). */
@@ -170,9 +175,11 @@ export class PostgresStorage implements Storage {
     this.directory = new DirectoryCache(() => this.changes.listening);
     this.forwarders = new PostgresForwarders(db, (storeId) => this.read(storeId, null, async (num) => num));
     this.fastWrites = new StatementFastWrites(db, options.beforeCommit);
+    this.missed = new MissedRecords(db, (change) => this.changes.tellHere(change), log);
     this.changes.onLost(() => this.directory.clear());
     this.changes.subscribe((change) => {
       if (change.kind === 'directory') this.directory.clear();
+      if (change.kind === 'records') this.missed.cover(change.fromSeq, change.toSeq);
     });
     const every = (ms: number, work: () => Promise<void>, what: string) => {
       const timer = setInterval(() => void work().catch((err: unknown) => log(`${what}: ${String(err)}`)), ms);
@@ -180,6 +187,7 @@ export class PostgresStorage implements Storage {
       this.timers.push(timer);
     };
     every(options.touchFlushIntervalMs ?? 5_000, () => this.flushTouches(), 'could not record when API keys were last used');
+    every(options.missedRecordsIntervalMs ?? 1_000, () => this.missed.look(), 'could not look for records not announced');
     every(options.foldIntervalMs ?? 60_000, () => foldIngestionRows(this.db), 'could not fold the ingestion statistics');
     if (options.rejectionRetention) {
       // Soon after open, then periodically, as on sql.js.
@@ -376,6 +384,7 @@ export class PostgresStorage implements Storage {
   /** Statements or rejections this process committed with `seqs`, for the other processes. */
   private announceRecords(storeId: string, seqs: readonly number[], voided: string[]): void {
     if (seqs.length === 0) return;
+    this.missed.cover(seqs[0]!, seqs[seqs.length - 1]!);
     this.announcer.announce({ kind: 'records', storeId, fromSeq: seqs[0]!, toSeq: seqs[seqs.length - 1]!, voided });
   }
 
@@ -674,6 +683,7 @@ export class PostgresStorage implements Storage {
   /** Starts hearing the other processes' changes and counting them; openPostgresStorage calls it. */
   async start(): Promise<void> {
     await this.changes.start();
+    await this.missed.start();
     await this.processes.start();
     await this.watermark.start();
   }
