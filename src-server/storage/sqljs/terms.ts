@@ -72,13 +72,11 @@ export class TermIds {
   idFor(sql: Sql, storeNum: number, kind: IndexTerm['kind'], value: string): number {
     const known = this.valuesOf(storeNum, kind).get(value);
     if (known !== undefined) return known;
-    let id: number;
-    const found = sql.first('SELECT id FROM terms WHERE store_num = ? AND kind = ? AND value = ?', [storeNum, kind, value]);
-    if (found) id = found[0] as number;
-    else {
-      sql.run('INSERT INTO terms (store_num, kind, value) VALUES (?, ?, ?)', [storeNum, kind, value]);
-      id = sql.first('SELECT last_insert_rowid()')![0] as number;
-    }
+    // One call for a new term (most of those not cached are new); a second only for a stored one.
+    const row =
+      sql.first('INSERT INTO terms (store_num, kind, value) VALUES (?, ?, ?) ON CONFLICT (store_num, kind, value) DO NOTHING RETURNING id', [storeNum, kind, value]) ??
+      sql.first('SELECT id FROM terms WHERE store_num = ? AND kind = ? AND value = ?', [storeNum, kind, value])!;
+    const id = row[0] as number;
     if (this.size >= TermIds.LIMIT) this.clear();
     this.valuesOf(storeNum, kind).set(value, id);
     this.size++;
