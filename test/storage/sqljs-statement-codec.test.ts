@@ -7,6 +7,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { explorerPageUtf8 } from '../../src-server/admin/explorer';
+import type { ExplorerRecord } from '../../src-server/storage/storage';
 import { SNAPSHOT_FILE, SNAPSHOT_SUMS_FILE } from '../../src-server/storage/sqljs/data-dir-files';
 import { Sql } from '../../src-server/storage/sqljs/sql';
 import {
@@ -26,6 +28,7 @@ import { crashCopy, loadSqlJs, openIn, removeTempDirs, snapshotSql, tempDir, wit
 
 afterAll(removeTempDirs);
 
+const explorerPage = (records: ExplorerRecord[]) => JSON.parse(explorerPageUtf8(records, null).toString('utf8')) as unknown;
 const CONTEXT_ROW = { statementId: randomUUID(), stored: '2026-01-01T00:00:00.000Z', keyId: 'lore_test_abc' };
 const CONTEXT = rowContext(CONTEXT_ROW);
 const CONTEXT_TEXT = `${CONTEXT_ROW.statementId}${CONTEXT_ROW.stored}${CONTEXT_ROW.keyId}`;
@@ -132,7 +135,8 @@ describe('the compact form of statements', () => {
     await storage.insertStatements(store.id, old);
     const before = {
       page: (await storage.queryStatements(store.id, { limit: 10 })).statements.map((s) => [s.statementId, s.statementJson, s.stored]),
-      explorer: (await storage.searchExplorer(store.id, { limit: 10 })).records,
+      // The Explorer's page as the console gets it: a TEXT row gives the text, a compact one its bytes.
+      explorer: explorerPage((await storage.searchExplorer(store.id, { limit: 10 })).records),
     };
     await storage.close();
 
@@ -155,7 +159,7 @@ describe('the compact form of statements', () => {
 
     const reopened = await openIn(dir);
     expect((await reopened.queryStatements(store.id, { limit: 10 })).statements.map((s) => [s.statementId, s.statementJson, s.stored])).toEqual(before.page);
-    expect((await reopened.searchExplorer(store.id, { limit: 10 })).records).toEqual(before.explorer);
+    expect(explorerPage((await reopened.searchExplorer(store.id, { limit: 10 })).records)).toEqual(before.explorer);
     // An old row's signature still decides unchanged and conflict.
     expect(await reopened.insertStatements(store.id, [old[0]!])).toEqual({ ok: true, inserted: [], unchanged: [old[0]!.statementId] });
     expect((await reopened.insertStatements(store.id, [hexSigned({ id: old[0]!.statementId, variant: 'x' })])).ok).toBe(false);
