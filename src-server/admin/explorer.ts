@@ -7,7 +7,7 @@ import type { ExplorerQuery, ExplorerRecord, Storage, StoreRecord } from '../sto
 import { statementAsReceived, withoutPropertiesUtf8 } from '../xapi/received-statement';
 import type { ExplorerPageView, ExplorerQueryInput } from './contract';
 import { resolveFilter } from './explorer-filters';
-import { asBuffer } from '../xapi/json-text';
+import { asBuffer, joinedUtf8 } from '../xapi/json-text';
 
 /** A record as the console shows it: the statement as sent (for a rejected one, its payload) beside the stored one. */
 function explorerRecordView(record: ExplorerRecord): ExplorerPageView['records'][number] {
@@ -20,17 +20,16 @@ function explorerRecordView(record: ExplorerRecord): ExplorerPageView['records']
 const TEXT_MEMBERS = new Set(['payload', 'stored', 'storedJson', 'storedUtf8', 'received', 'receivedJson', 'lrsAdded']);
 
 const PAGE_HEAD = Buffer.from('{"records":[');
-const COMMA = Buffer.from(',');
 const STORED_MEMBER = Buffer.from(',"stored":');
 const RECORD_END = Buffer.from('}');
 
 /**
- * explorerRecordView as JSON, in UTF-8 pieces pushed onto `parts`. Where the storage gave the
+ * explorerRecordView as JSON, in UTF-8 pieces. Where the storage gave the
  * statement's bytes or text (storedUtf8, storedJson), they are written as they are, and the
  * statement as sent is cut from them (or is the received text): the same JSON as the view's,
  * without parsing and serialising every statement of the page, or making a string of it.
  */
-function explorerRecordParts(record: ExplorerRecord, parts: Uint8Array[]): void {
+function explorerRecordParts(record: ExplorerRecord): Uint8Array[] {
   const { storedUtf8, storedJson, receivedJson, lrsAdded } = record;
   const stored = storedUtf8 !== undefined ? asBuffer(storedUtf8) : storedJson !== undefined ? Buffer.from(storedJson, 'utf8') : undefined;
   const sent =
@@ -41,10 +40,7 @@ function explorerRecordParts(record: ExplorerRecord, parts: Uint8Array[]): void 
         : lrsAdded === undefined
           ? stored
           : withoutPropertiesUtf8(stored, lrsAdded);
-  if (stored === undefined || sent === null) {
-    parts.push(Buffer.from(JSON.stringify(explorerRecordView(record)), 'utf8'));
-    return;
-  }
+  if (stored === undefined || sent === null) return [Buffer.from(JSON.stringify(explorerRecordView(record)), 'utf8')];
   const head: Record<string, unknown> = {};
   // By name, not Object.entries: that would read `stored`, which a storage may parse only when read.
   for (const name of Object.keys(record)) {
@@ -52,19 +48,12 @@ function explorerRecordParts(record: ExplorerRecord, parts: Uint8Array[]): void 
   }
   // The other members as one object's text, its closing brace replaced by the two statements.
   const members = JSON.stringify(head);
-  parts.push(Buffer.from(`${members.length > 2 ? `${members.slice(0, -1)},` : '{'}"statement":`, 'utf8'), sent, STORED_MEMBER, stored, RECORD_END);
+  return [Buffer.from(`${members.length > 2 ? `${members.slice(0, -1)},` : '{'}"statement":`, 'utf8'), sent, STORED_MEMBER, stored, RECORD_END];
 }
-
 
 /** The page as JSON in UTF-8: what the route sends (ExplorerPageView). */
 export function explorerPageUtf8(records: readonly ExplorerRecord[], next: string | null): Buffer {
-  const parts: Uint8Array[] = [PAGE_HEAD];
-  for (const [i, record] of records.entries()) {
-    if (i > 0) parts.push(COMMA);
-    explorerRecordParts(record, parts);
-  }
-  parts.push(Buffer.from(`],"next":${JSON.stringify(next)}}`, 'utf8'));
-  return Buffer.concat(parts);
+  return joinedUtf8(PAGE_HEAD, records.map(explorerRecordParts), Buffer.from(`],"next":${JSON.stringify(next)}}`, 'utf8'));
 }
 
 export type ExplorerSearch = { ok: true; body: Buffer } | { ok: false; field: 'agent' | 'verb' | 'activity'; message: string };

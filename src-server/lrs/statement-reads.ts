@@ -12,7 +12,7 @@ import { attachmentsOf } from '../xapi/statement-attachments';
 import type { Statement } from '../xapi/statement-schema';
 import type { ParsedStatementQuery } from '../xapi/statement-query';
 import type { Outcome } from './failure';
-import { asBuffer } from '../xapi/json-text';
+import { asBuffer, joinedUtf8 } from '../xapi/json-text';
 
 /** The most statements one page returns (a `limit` of 0 asks for this). */
 const MAX_PAGE_SIZE = 500;
@@ -71,19 +71,11 @@ function formattedUtf8(row: StoredStatement, format: StatementFormat, acceptLang
   return Buffer.from(JSON.stringify(formatStatement(row.statement as never, format, acceptLanguages)), 'utf8');
 }
 
-
 const PAGE_HEAD = Buffer.from('{"statements":[', 'utf8');
-const COMMA = Buffer.from(',', 'utf8');
 
 /** The StatementResult object (StatementResultBody), written out around the statements' texts. */
 function statementResultBody(statements: readonly Uint8Array[], more: string): Buffer {
-  const parts: Uint8Array[] = [PAGE_HEAD];
-  for (const [i, statement] of statements.entries()) {
-    if (i > 0) parts.push(COMMA);
-    parts.push(statement);
-  }
-  parts.push(Buffer.from(`],"more":${JSON.stringify(more)}}`, 'utf8'));
-  return Buffer.concat(parts);
+  return joinedUtf8(PAGE_HEAD, statements, Buffer.from(`],"more":${JSON.stringify(more)}}`, 'utf8'));
 }
 
 export interface ReadOptions {

@@ -3,6 +3,7 @@
  * each, exactly the fields of a refusal, a stored statement whose JSON is parsed only when read, and
  * the Explorer's record of a stored statement.
  */
+import { asBuffer } from '../xapi/json-text';
 import type { LrsSetProperty } from '../xapi/received-statement';
 import type { ExplorerRecord, IndexTerm, RefusalRow, StoredStatement } from './storage';
 
@@ -76,7 +77,7 @@ export class LazyStoredStatement implements StoredStatement {
   }
 
   get statementJson(): string {
-    this.text ??= Buffer.from(this.utf8!.buffer, this.utf8!.byteOffset, this.utf8!.length).toString('utf8');
+    this.text ??= asBuffer(this.utf8!).toString('utf8');
     return this.text;
   }
 
@@ -97,6 +98,29 @@ export interface ExplorerRowExtras {
   lrsAdded: LrsSetProperty[] | null;
   /** StatementRow.warnings as JSON text. */
   warningsJson: string | null;
+}
+
+/** A rejected statement's row, each column as the backend read it (payload and error as JSON text). */
+export interface RejectionExplorerRow {
+  seq: number;
+  statementId: string | null;
+  receivedAt: string;
+  keyId: string;
+  payloadJson: string;
+  errorJson: string;
+}
+
+/** A rejected statement's Explorer record. */
+export function rejectionExplorerRecord(row: RejectionExplorerRow): ExplorerRecord {
+  return {
+    seq: row.seq,
+    status: 'rejected',
+    statementId: row.statementId,
+    receivedAt: row.receivedAt,
+    keyId: row.keyId,
+    payload: JSON.parse(row.payloadJson),
+    error: JSON.parse(row.errorJson) as ExplorerRecord['error'],
+  };
 }
 
 /** An accepted or voided statement's Explorer record. */

@@ -273,10 +273,6 @@ const STATEMENT_CHECKS: Readonly<Record<XapiVersion, ReadonlyArray<readonly [str
 };
 
 /**
- * The statement as the schema of `version` would give it back, when it is valid and of a common
- * shape; null when it is anything else (the schema then decides).
- */
-/**
  * An Agent with one identifier, as the statement's actor would be (objectType optional): the
  * schema's output for it, or null when the schema must decide (a Group, anything invalid). The
  * `agent` parameter of GET statements is checked by the same rules (agent-key.ts).
@@ -285,6 +281,10 @@ export function commonAgent(value: unknown): Record<string, unknown> | null {
   return agent(value, false);
 }
 
+/**
+ * The statement as the schema of `version` would give it back, when it is valid and of a common
+ * shape; null when it is anything else (the schema then decides).
+ */
 export function commonStatement(value: unknown, version: XapiVersion): Statement | null {
   const input = plainWith(value, STATEMENT_KEYS);
   if (!input || input.actor === undefined || input.verb === undefined || input.object === undefined) return null;

@@ -37,6 +37,24 @@ export function endOfStringUtf8(bytes: Uint8Array, start: number): number {
   }
 }
 
+const COMMA_BYTES = Buffer.from(',');
+
+/**
+ * JSON text in UTF-8 pieces made one Buffer: `open`, the items separated by commas (an item is one
+ * piece or several), then `close`. A page of statements, or an object's members, written around
+ * texts that are already JSON, without making a string of them.
+ */
+export function joinedUtf8(open: Uint8Array, items: ReadonlyArray<Uint8Array | readonly Uint8Array[]>, close: Uint8Array): Buffer {
+  const parts: Uint8Array[] = [open];
+  for (const [i, item] of items.entries()) {
+    if (i > 0) parts.push(COMMA_BYTES);
+    if (item instanceof Uint8Array) parts.push(item);
+    else parts.push(...item);
+  }
+  parts.push(close);
+  return Buffer.concat(parts);
+}
+
 /** Bytes (JSON text in UTF-8, say) as a Buffer over the same memory, without copying: sql.js gives plain Uint8Arrays. */
 export function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);

@@ -11,7 +11,7 @@
  * (authority, stored): then the received statement is kept too.
  */
 
-import { CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, endOfStringUtf8 } from './json-text';
+import { CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, endOfStringUtf8, joinedUtf8 } from './json-text';
 
 /** The top-level properties the LRS sets on a statement it stores. */
 const LRS_SET_PROPERTIES = ['id', 'timestamp', 'version', 'stored', 'authority'] as const;
@@ -66,7 +66,7 @@ export function withoutProperties(statement: Record<string, unknown>, names: rea
 export function withoutPropertiesUtf8(json: Buffer, names: readonly string[]): Buffer | null {
   if (json[0] !== OPEN_OBJECT || json[json.length - 1] !== CLOSE_OBJECT) return null;
   if (names.length === 0 || json.length === 2) return json;
-  const kept: Buffer[] = [OPEN_OBJECT_BYTES];
+  const kept: Buffer[] = [];
   let at = 1;
   while (at < json.length - 1) {
     if (json[at] !== QUOTE) return null;
@@ -77,16 +77,9 @@ export function withoutPropertiesUtf8(json: Buffer, names: readonly string[]): B
     // A key as JSON.stringify writes it has escapes only where its text needs them.
     const raw = json.toString('utf8', at + 1, keyEnd - 1);
     const key = raw.includes('\\') ? (JSON.parse(json.toString('utf8', at, keyEnd)) as string) : raw;
-    if (!names.includes(key)) {
-      if (kept.length > 1) kept.push(COMMA_BYTES);
-      kept.push(json.subarray(at, valueEnd));
-    }
+    if (!names.includes(key)) kept.push(json.subarray(at, valueEnd));
     const next = json[valueEnd];
-    if (next === CLOSE_OBJECT) {
-      if (valueEnd !== json.length - 1) return null;
-      kept.push(CLOSE_OBJECT_BYTES);
-      return Buffer.concat(kept);
-    }
+    if (next === CLOSE_OBJECT) return valueEnd === json.length - 1 ? joinedUtf8(OPEN_OBJECT_BYTES, kept, CLOSE_OBJECT_BYTES) : null;
     if (next !== COMMA) return null;
     at = valueEnd + 1;
   }
@@ -95,7 +88,6 @@ export function withoutPropertiesUtf8(json: Buffer, names: readonly string[]): B
 
 const OPEN_OBJECT_BYTES = Buffer.from('{');
 const CLOSE_OBJECT_BYTES = Buffer.from('}');
-const COMMA_BYTES = Buffer.from(',');
 
 /** The index just after the string that opens at `at` (a quote), or -1 when it does not end. */
 function stringEnd(json: Uint8Array, at: number): number {

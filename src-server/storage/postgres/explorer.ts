@@ -5,7 +5,7 @@
  */
 import type { LrsSetProperty } from '../../xapi/received-statement';
 import { explorerLists, matchesNothing } from '../explorer-query';
-import { statementExplorerRecord } from '../row-values';
+import { rejectionExplorerRecord, statementExplorerRecord } from '../row-values';
 import type { ExplorerPage, ExplorerQuery, ExplorerRecord, RejectionRow } from '../storage';
 import type { PostgresDatabase, Tx } from './database';
 import { countRejections } from './ingestion';
@@ -77,15 +77,9 @@ export async function searchExplorerRows(db: PostgresDatabase, storeNum: number,
   if ((query.status === undefined || query.status === 'rejected') && !query.warned) {
     const q = explorerRejectionQuery(storeNum, query, limit + 1);
     for (const row of await db.prepared<RejectionDbRow>(q.text, q.values)) {
-      records.push({
-        seq: row.seq,
-        status: 'rejected',
-        statementId: row.statement_id,
-        receivedAt: row.received_at,
-        keyId: row.key_id,
-        payload: JSON.parse(row.payload),
-        error: JSON.parse(row.error) as ExplorerRecord['error'],
-      });
+      records.push(
+        rejectionExplorerRecord({ seq: row.seq, statementId: row.statement_id, receivedAt: row.received_at, keyId: row.key_id, payloadJson: row.payload, errorJson: row.error }),
+      );
     }
   }
   // Each half is newest first and holds up to limit + 1 rows: the page is the newest `limit` of both.

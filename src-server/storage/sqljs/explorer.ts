@@ -5,7 +5,7 @@
  * statement as the client sent it (received.ts); accepted and voided ones also as stored.
  */
 import { explorerDrive, explorerLists, matchesNothing } from '../explorer-query';
-import { statementExplorerRecord } from '../row-values';
+import { rejectionExplorerRecord, statementExplorerRecord } from '../row-values';
 import type { ExplorerPage, ExplorerQuery, ExplorerRecord } from '../storage';
 import { mergedExplorerSeqs } from './explorer-merge';
 import { explorerRejectionQuery, explorerRowsBySeq, explorerStatementQuery, runQuery } from './queries';
@@ -51,15 +51,14 @@ function statementRecord(row: Row): ExplorerRecord {
 
 /** A rejected statement's record from its row (REJECTION_COLUMNS, queries.ts). */
 function rejectionRecord([seq, statementId, payload, receivedAt, keyId, error]: Row): ExplorerRecord {
-  return {
+  return rejectionExplorerRecord({
     seq: seq as number,
-    status: 'rejected',
     statementId: statementId as string | null,
     receivedAt: receivedAt as string,
     keyId: keyId as string,
-    payload: JSON.parse(payload as string),
-    error: JSON.parse(error as string) as ExplorerRecord['error'],
-  };
+    payloadJson: payload as string,
+    errorJson: error as string,
+  });
 }
 
 /**

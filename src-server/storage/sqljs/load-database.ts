@@ -474,10 +474,12 @@ export function loadCaches(state: ApplyState, imageSeq?: number): void {
   for (const [id, num] of sql.all('SELECT id, num FROM stores')) state.storeNums.set(id as string, num as number);
   const kept = imageSeq === undefined ? null : readStoreCounts(sql, imageSeq, state.storeNums.values());
   for (const num of state.storeNums.values()) state.counts.set(num, kept?.get(num) ?? { statements: 0, rejections: 0 });
-  for (const table of kept ? [] : (['statements', 'rejections'] as const)) {
-    for (const [num, n] of sql.all(`SELECT store_num, count(*) FROM ${table} GROUP BY store_num`)) {
-      const counts = state.counts.get(num as number);
-      if (counts) counts[table] = n as number;
+  if (!kept) {
+    for (const table of ['statements', 'rejections'] as const) {
+      for (const [num, n] of sql.all(`SELECT store_num, count(*) FROM ${table} GROUP BY store_num`)) {
+        const counts = state.counts.get(num as number);
+        if (counts) counts[table] = n as number;
+      }
     }
   }
   const [maxStatement, maxRejection] = sql.first(

@@ -209,7 +209,6 @@ export function decodeStatement(bytes: Uint8Array, context: Uint8Array): string 
  */
 const BULK_COPY = 8;
 
-
 /** Copies source[from, from + n) to out[o]. */
 function copyRun(source: Buffer, from: number, n: number, out: Buffer, o: number): void {
   if (n >= BULK_COPY) source.copy(out, o, from, from + n);
@@ -322,7 +321,7 @@ export function signatureColumn(signature: string): string | Uint8Array {
 /** The signature column's value as the hex text the write path compares (TEXT on older rows). */
 export function signatureText(value: unknown): string {
   if (typeof value === 'string') return value;
-  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.length).toString('hex');
+  if (value instanceof Uint8Array) return asBuffer(value).toString('hex');
   throw new TypeError(`a signature column holds ${value === null ? 'NULL' : typeof value}`);
 }
 
