@@ -36,6 +36,21 @@ async function processOn(db: TestDatabase, options: Partial<PostgresStorageOptio
   return storage;
 }
 
+/** Two "processes" on one new database (the second with `bOptions`), and a Store the first wrote. */
+async function twoProcessesWithStore(bOptions: Partial<PostgresStorageOptions> = {}) {
+  const db = await database();
+  const a = await processOn(db);
+  const b = await processOn(db, bOptions);
+  const store = makeStore();
+  await a.insertStore(store);
+  return { db, a, b, store };
+}
+
+/** The seqs the `records` changes heard tell of, each as often as it was told. */
+function toldSeqs(heard: readonly StorageChange[]): number[] {
+  return heard.flatMap((change) => (change.kind === 'records' ? Array.from({ length: change.toSeq - change.fromSeq + 1 }, (_, i) => change.fromSeq + i) : []));
+}
+
 /** A gate a storage's writes wait at just before COMMIT, while it is closed. */
 function commitGate(): { beforeCommit: () => Promise<void>; close: () => void; open: () => void; reached: Promise<void> } {
   let gate: Promise<void> | null = null;
@@ -113,11 +128,7 @@ describe('PostgreSQL storage with several processes', () => {
   });
 
   it('forgets the Stores and keys it keeps when another process changes them, within a second', async () => {
-    const db = await database();
-    const a = await processOn(db);
-    const b = await processOn(db);
-    const store = makeStore();
-    await a.insertStore(store);
+    const { a, b, store } = await twoProcessesWithStore();
     const key = makeApiKey(store.id);
     await a.insertApiKey(key);
     // B reads (and keeps) both, as every request does.
@@ -136,11 +147,7 @@ describe('PostgreSQL storage with several processes', () => {
   });
 
   it("tells the others of its statements and rejections after their COMMIT, gathered, within a second", async () => {
-    const db = await database();
-    const a = await processOn(db);
-    const b = await processOn(db);
-    const store = makeStore();
-    await a.insertStore(store);
+    const { db, a, b, store } = await twoProcessesWithStore();
     const heard: StorageChange[] = [];
     b.watchChanges((change) => heard.push(change));
     // A raw listener counts the notifications themselves.
@@ -156,11 +163,7 @@ describe('PostgreSQL storage with several processes', () => {
     await Promise.all(Array.from({ length: writes }, () => a.insertStatements(store.id, [makeStatement({ actor: ALICE, activity: COURSE })])));
     await a.insertRejections(store.id, [makeRejection({})]);
     const seqs = new Set((await a.queryStatements(store.id, { limit: 100, ascending: true })).statements.map((s) => s.seq));
-    const told = () => {
-      const covered = new Set<number>();
-      for (const change of heard) if (change.kind === 'records') for (let seq = change.fromSeq; seq <= change.toSeq; seq++) covered.add(seq);
-      return covered;
-    };
+    const told = () => new Set(toldSeqs(heard));
     while (told().size < writes + 1 && performance.now() - startedAt < 3_000) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(performance.now() - startedAt).toBeLessThan(1_000);
     for (const seq of seqs) expect(told().has(seq)).toBe(true);
@@ -195,11 +198,7 @@ describe('PostgreSQL storage with several processes', () => {
   });
 
   it('stores one statement id once when two processes write it at the same moment', async () => {
-    const db = await database();
-    const a = await processOn(db);
-    const b = await processOn(db);
-    const store = makeStore();
-    await a.insertStore(store);
+    const { a, b, store } = await twoProcessesWithStore();
     for (let round = 0; round < 10; round++) {
       const row = makeStatement({ actor: ALICE, activity: COURSE });
       const [ra, rb] = await Promise.all([a.insertStatements(store.id, [row]), b.insertStatements(store.id, [{ ...row }])]);
@@ -222,11 +221,7 @@ describe('PostgreSQL storage with several processes', () => {
   });
 
   it('gives one of two writers with the same document precondition the write, the other a refusal', async () => {
-    const db = await database();
-    const a = await processOn(db);
-    const b = await processOn(db);
-    const store = makeStore();
-    await a.insertStore(store);
+    const { a, b, store } = await twoProcessesWithStore();
     const key: DocumentKey = { kind: 'state', activityId: COURSE, agent: ALICE, registration: null, id: 'bookmark' };
     const doc = (etag: string) => ({ contentType: 'text/plain', content: new TextEncoder().encode(etag), etag, updated: new Date().toISOString() });
     for (let round = 0; round < 10; round++) {
@@ -240,11 +235,7 @@ describe('PostgreSQL storage with several processes', () => {
   });
 
   it('merges the definitions two processes store for the same new Activity at once', async () => {
-    const db = await database();
-    const a = await processOn(db);
-    const b = await processOn(db);
-    const store = makeStore();
-    await a.insertStore(store);
+    const { a, b, store } = await twoProcessesWithStore();
     for (let round = 0; round < 5; round++) {
       const activityId = `http://example.com/activity/${round}`;
       const withDefinition = (definition: Record<string, unknown>) => ({ ...makeStatement({ actor: ALICE }), activityDefinitions: [{ activityId, definition }] });
@@ -264,7 +255,7 @@ describe('PostgreSQL storage with several processes', () => {
     await b.insertStore(store);
     const heard: StorageChange[] = [];
     b.watchChanges((change) => heard.push(change));
-    const told = () => heard.flatMap((change) => (change.kind === 'records' ? Array.from({ length: change.toSeq - change.fromSeq + 1 }, (_, i) => change.fromSeq + i) : []));
+    const told = () => toldSeqs(heard);
 
     // A real process writes three statements and is killed with SIGKILL right after they are acknowledged.
     const child = await execFileAsync(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'postgres-killed-child.ts'), db.url, store.id, '3']).catch(
@@ -280,11 +271,7 @@ describe('PostgreSQL storage with several processes', () => {
   });
 
   it('does not tell again what a process announced, nor its own writes', async () => {
-    const db = await database();
-    const a = await processOn(db);
-    const b = await processOn(db, { missedRecordsIntervalMs: 100 });
-    const store = makeStore();
-    await a.insertStore(store);
+    const { a, b, store } = await twoProcessesWithStore({ missedRecordsIntervalMs: 100 });
     const heard: StorageChange[] = [];
     b.watchChanges((change) => heard.push(change));
     for (let i = 0; i < 5; i++) {
@@ -293,7 +280,7 @@ describe('PostgreSQL storage with several processes', () => {
     }
     // Several looks after the last write: each of a's records told once (by its announcement), none of b's.
     await new Promise((resolve) => setTimeout(resolve, 800));
-    const told = heard.flatMap((change) => (change.kind === 'records' ? Array.from({ length: change.toSeq - change.fromSeq + 1 }, (_, i) => change.fromSeq + i) : []));
+    const told = toldSeqs(heard);
     // Written one after the other, a first: a's are every other seq from the first.
     const all = (await b.queryStatements(store.id, { limit: 20, ascending: true })).statements.map((s) => s.seq);
     expect(all).toHaveLength(10);
