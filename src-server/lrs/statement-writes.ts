@@ -129,6 +129,7 @@ async function recordStamped(ctx: StatementWriteContext, body: unknown, options:
     const sent = Array.isArray(body) ? body[i] : body;
     return {
       ...statementRowOf(prepared, sent, { stored, keyId: ctx.key.id, activityDefinitions: activityDefinitionsFor(ctx.key, prepared) }),
+      ...(statement.id === undefined ? { idMadeByLrs: true as const } : {}),
       ...(attachments.length > 0 ? { attachments } : {}),
       ...withWarnings(statementWarnings(sent, ctx.version)),
     };

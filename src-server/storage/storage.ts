@@ -95,6 +95,12 @@ export interface StatementRow {
    */
   lrsAdded?: LrsSetProperty[];
   /**
+   * True when the LRS gave the statement its id (the client sent none, so prepareStatement made a
+   * random UUID): no stored statement has that id, and none can void it yet, so a storage may
+   * skip looking for either. Absent: the id came from the client (or another LRS).
+   */
+  idMadeByLrs?: true;
+  /**
    * The statement exactly as the client sent it (parsed JSON, before validation), only when
    * `statement` without `lrsAdded` is not equal to it (src-server/xapi/received-statement.ts):
    * most statements need no second copy.

@@ -329,6 +329,21 @@ export function describeStorageContract(name: string, open: () => Promise<Contra
         expect(await storage.findStatement(store.id, targetId)).toMatchObject({ voided: true });
         expect(await storage.findStatement(store.id, otherTarget)).toMatchObject({ voided: true });
       });
+
+      it('stores and voids a statement whose id the LRS made (idMadeByLrs) as any, before and after a reopen', async () => {
+        const given = makeStatement({ actor: ALICE });
+        const made = { ...makeStatement({ actor: ALICE }), idMadeByLrs: true as const };
+        const kept = { ...makeStatement({ actor: BOB }), idMadeByLrs: true as const };
+        // Sent before the statement it voids, whose id its client gave: that one is still found voided.
+        await insert({ voids: given.statementId });
+        expect(await storage.insertStatements(store.id, [given, made, kept])).toMatchObject({ ok: true, inserted: [given.statementId, made.statementId, kept.statementId] });
+        await insert({ voids: made.statementId });
+        const voided = async () => Promise.all([given, made, kept].map(async (row) => (await storage.findStatement(store.id, row.statementId))?.voided));
+        expect(await voided()).toEqual([true, true, false]);
+        await reopen();
+        expect(await voided()).toEqual([true, true, false]);
+        expect(await ids({ agent: BOB })).toEqual([kept.statementId]);
+      });
     });
 
     describe('querying statements', () => {

@@ -20,11 +20,16 @@ import { takeSeqs } from './record-seq';
 /** Inserts `rows` into the Store `storeNum`; the caller runs it in a transaction. */
 /** `seqs`: those of the rows inserted, ascending (none when nothing was). */
 export async function insertStatementRows(tx: Tx, storeNum: number, rows: StatementRow[]): Promise<{ result: InsertStatementsResult; seqs: number[] }> {
-  const ids = [...new Set(rows.map((row) => row.statementId))];
-  const { rows: existingRows } = await tx.query<{ statement_id: string; signature: string }>(
-    'SELECT statement_id, signature FROM statements WHERE store_num = $1 AND statement_id = ANY($2::text[])',
-    [storeNum, ids],
-  );
+  // Ids the LRS just made up (StatementRow.idMadeByLrs) are stored nowhere yet: a write of only
+  // those (most single POSTs) saves the round trip.
+  const ids = [...new Set(rows.filter((row) => !row.idMadeByLrs).map((row) => row.statementId))];
+  const { rows: existingRows } =
+    ids.length === 0
+      ? { rows: [] }
+      : await tx.query<{ statement_id: string; signature: string }>(
+          'SELECT statement_id, signature FROM statements WHERE store_num = $1 AND statement_id = ANY($2::text[])',
+          [storeNum, ids],
+        );
   const known = new Map(existingRows.map((row) => [row.statement_id, row.signature]));
   const inserted: string[] = [];
   const unchanged: string[] = [];

@@ -22,7 +22,7 @@ import { insertPostings } from './terms';
 interface StatementOpRow
   extends Pick<
     StatementRow,
-    'statementId' | 'statement' | 'signature' | 'stored' | 'keyId' | 'verbId' | 'registration' | 'voidsStatementId' | 'lrsAdded' | 'received' | 'warnings'
+    'statementId' | 'statement' | 'signature' | 'stored' | 'keyId' | 'verbId' | 'registration' | 'voidsStatementId' | 'lrsAdded' | 'received' | 'warnings' | 'idMadeByLrs'
   > {
   seq: number;
   /** The StatementRef target (statement-targets.ts); absent in records journaled before targets. */
@@ -65,9 +65,8 @@ export function planInsertStatements(
   const inBatch = new Map<string, string>();
   let seq = state.lastSeq;
   for (const [index, row] of rows.entries()) {
-    const existing =
-      inBatch.get(row.statementId) ??
-      storedSignature(state, storeNum, row.statementId);
+    // An id the LRS just made up (StatementRow.idMadeByLrs) is stored nowhere yet: no lookup.
+    const existing = inBatch.get(row.statementId) ?? (row.idMadeByLrs ? undefined : storedSignature(state, storeNum, row.statementId));
     if (existing !== undefined) {
       if (existing !== row.signature) return { result: { ok: false, conflict: { index, statementId: row.statementId } }, op: null };
       unchanged.push(row.statementId);
@@ -109,13 +108,10 @@ export function applyInsertStatements(state: ApplyState, op: InsertStatementsOp)
   const { storeNum, rows, statementTexts } = op;
   for (const [index, row] of rows.entries()) {
     // A voiding statement may arrive before its target (xAPI 2.0 §2.2.4.3 lets the LRS accept it):
-    // the target is then stored voided.
-    const voided = sql.first('SELECT 1 FROM statements WHERE store_num = ? AND voids_statement_id = ? LIMIT 1', [
-      storeNum,
-      row.statementId,
-    ])
-      ? 1
-      : 0;
+    // the target is then stored voided. None can name an id the LRS just made up (the record
+    // carries idMadeByLrs, so replay decides the same way).
+    const voided =
+      !row.idMadeByLrs && sql.first('SELECT 1 FROM statements WHERE store_num = ? AND voids_statement_id = ? LIMIT 1', [storeNum, row.statementId]) ? 1 : 0;
     const [received, lrsAdded] = receivedColumns(row);
     const text = statementTexts?.[index] ?? JSON.stringify(row.statement);
     const bytes = Buffer.from(text, 'utf8');
@@ -193,6 +189,7 @@ function toOpRow(row: StatementRow, seq: number): StatementOpRow {
   // Only when given: a record without them is the same bytes as before they existed.
   if (row.lrsAdded !== undefined) opRow.lrsAdded = [...row.lrsAdded];
   if (row.received !== undefined) opRow.received = row.received;
+  if (row.idMadeByLrs) opRow.idMadeByLrs = true;
   if (row.warnings?.length) opRow.warnings = row.warnings.map(({ field, message }) => ({ field, message }));
   if (row.attachments?.length) {
     opRow.attachments = row.attachments.map((a) => ({
