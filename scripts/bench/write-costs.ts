@@ -73,7 +73,7 @@ const stages: Array<[string, number]> = [
   ['validation (schema and rules)', perStatement((i) => validateStatement(parsed[i], '1.0.3'))],
   ['preparation (id, authority, stored)', perStatement((i) => prepare(validated[i]!))],
   ['index terms', perStatement((i) => extractIndexTerms(prepared[i]!))],
-  ['signature (statement comparison)', perStatement((i) => statementSignature(prepared[i]!))],
+  ['signature (only for an id the client gave)', perStatement((i) => statementSignature(prepared[i]!))],
   ['received form (for the Explorer)', perStatement((i) => receivedForm(parsed[i], prepared[i] as Record<string, unknown>))],
 ];
 

@@ -13,6 +13,11 @@ export interface StatementRowFields {
   stored: string;
   keyId: string;
   activityDefinitions: ActivityDefinitionRow[];
+  /**
+   * The LRS made the statement's id (StatementRow.idMadeByLrs): its signature is left to be
+   * computed, should a later write ever bring the same id.
+   */
+  idMadeByLrs?: boolean;
 }
 
 /** `prepared` is the statement as stored (prepareStatement); `received` the JSON the client or the source sent. */
@@ -21,7 +26,7 @@ export function statementRowOf(prepared: Statement, received: unknown, fields: S
   return {
     statementId: prepared.id as string,
     statement: prepared as Record<string, unknown>,
-    signature: statementSignature(prepared),
+    signature: fields.idMadeByLrs ? null : statementSignature(prepared),
     stored: fields.stored,
     keyId: fields.keyId,
     verbId: index.verbId,
@@ -31,5 +36,6 @@ export function statementRowOf(prepared: Statement, received: unknown, fields: S
     terms: index.terms,
     activityDefinitions: fields.activityDefinitions,
     ...receivedForm(received, prepared as Record<string, unknown>),
+    ...(fields.idMadeByLrs ? { idMadeByLrs: true as const } : {}),
   };
 }

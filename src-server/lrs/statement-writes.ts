@@ -127,9 +127,9 @@ async function recordStamped(ctx: StatementWriteContext, body: unknown, options:
     const prepared = prepareStatement(statement, { authority, version: ctx.version, stored, newId: randomUUID });
     // The statement as the client sent it: the Statement Explorer shows it (a copy kept only when it differs).
     const sent = Array.isArray(body) ? body[i] : body;
+    const idMadeByLrs = statement.id === undefined;
     return {
-      ...statementRowOf(prepared, sent, { stored, keyId: ctx.key.id, activityDefinitions: activityDefinitionsFor(ctx.key, prepared) }),
-      ...(statement.id === undefined ? { idMadeByLrs: true as const } : {}),
+      ...statementRowOf(prepared, sent, { stored, keyId: ctx.key.id, activityDefinitions: activityDefinitionsFor(ctx.key, prepared), idMadeByLrs }),
       ...(attachments.length > 0 ? { attachments } : {}),
       ...withWarnings(statementWarnings(sent, ctx.version)),
     };

@@ -1,14 +1,28 @@
 /**
- * Row values every Storage implementation prepares the same way: a statement's index terms once
- * each, exactly the fields of a refusal, a stored statement whose JSON is parsed only when read, and
+ * Row values every Storage implementation prepares the same way: a statement's signature when it
+ * was left to be computed, its index terms once each, exactly the fields of a refusal, a stored statement whose JSON is parsed only when read, and
  * the Explorer's record of a stored statement.
  */
 import { asBuffer } from '../xapi/json-text';
+import { statementSignature } from '../xapi/statement-signature';
 import type { LrsSetProperty } from '../xapi/received-statement';
-import type { ExplorerRecord, IndexTerm, RefusalRow, StoredStatement } from './storage';
+import type { ExplorerRecord, IndexTerm, RefusalRow, StatementRow, StoredStatement } from './storage';
 
 /** Up to this many terms, dedupeTerms scans; beyond, a scan per term would cost more than a map. */
 const SCANNED_TERMS = 16;
+
+/** A row's signature as written: computed now when it was left to be (StatementRow.signature null). */
+export function signatureOf(row: Pick<StatementRow, 'signature' | 'statement'>): string {
+  return row.signature ?? statementSignature(row.statement);
+}
+
+/**
+ * The signature of a stored statement from its signature column: '' stands for one not computed
+ * when it was written (StatementRow.signature null), computed from the statement's JSON text now.
+ */
+export function signatureOfStored(column: string, statementJson: () => string): string {
+  return column !== '' ? column : statementSignature(JSON.parse(statementJson()) as Record<string, unknown>);
+}
 
 /**
  * One term per (kind, value): primary when any of its occurrences is. A statement usually has a

@@ -70,8 +70,13 @@ export interface StatementRow {
   statementId: string;
   /** The statement as stored, with id, stored, authority, version and timestamp set. */
   statement: Record<string, unknown>;
-  /** Canonical signature of the statement's content; equal signatures mean the same statement. */
-  signature: string;
+  /**
+   * Canonical signature of the statement's content (xapi/statement-signature.ts); equal signatures
+   * mean the same statement. Null when the LRS made the statement's id (idMadeByLrs): nothing can
+   * be compared with it as it is written, so the signature is computed from the stored statement
+   * only if a later write brings the same id (row-values.ts, signatureOfStored). Stored as ''.
+   */
+  signature: string | null;
   /** ISO 8601 time the LRS stored it; equal to statement.stored. */
   stored: string;
   /** The API key that sent it. */

@@ -157,6 +157,16 @@ describe('PUT /statements', () => {
     });
     expect(response.statusCode).toBe(409);
   });
+
+  it('compares a PUT under an id the LRS made with the statement stored under it', async () => {
+    const sent = statement();
+    const [id] = (await post(sent)).json() as string[];
+    const put = (payload: object) => t.xapi(key, { method: 'PUT', url: `/demo/xAPI/statements?statementId=${id}`, payload });
+    expect((await put(sent)).statusCode).toBe(204);
+    expect((await put({ ...sent, id })).statusCode).toBe(204);
+    expect((await put(statement({ object: { id: 'http://example.com/other' } }))).statusCode).toBe(409);
+    expect((await post({ ...sent, id })).statusCode).toBe(200);
+  });
 });
 
 describe('GET /statements', () => {

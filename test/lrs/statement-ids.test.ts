@@ -1,6 +1,7 @@
 /**
  * StatementRow.idMadeByLrs: set exactly when the LRS gave the statement its id, because the
- * embedded storage then skips looking for a stored statement with that id and for one voiding it.
+ * storages then skip looking for a stored statement with that id and for one voiding it, and the
+ * signature is left to be computed.
  * A PUT names the id in its parameter: the body need not carry it, and that id may be stored
  * already, so such a row must not be marked. (What the storages do with the mark: the storage
  * contract, "voiding".)
@@ -54,10 +55,11 @@ describe('which statement ids the LRS made', () => {
     const put = randomUUID();
     expect((await recordStatements(ctx, [statement(), statement({ id: given })])).ok).toBe(true);
     expect((await recordStatements(ctx, statement(), { statementId: put })).ok).toBe(true);
-    expect(written.map((row) => [row.statementId === given || row.statementId === put, row.idMadeByLrs])).toEqual([
-      [false, true],
-      [true, undefined],
-      [true, undefined],
+    // A statement whose id the LRS made leaves its signature to be computed (StatementRow.signature).
+    expect(written.map((row) => [row.statementId === given || row.statementId === put, row.idMadeByLrs, typeof row.signature])).toEqual([
+      [false, true, 'object'],
+      [true, undefined, 'string'],
+      [true, undefined, 'string'],
     ]);
     await close();
   });

@@ -18,6 +18,7 @@ import type { ErasureRecord } from '../../src-server/storage/erasure';
 import type { ForwarderRecord } from '../../src-server/storage/forwarders';
 import { newForwarderRecord } from '../../src-server/storage/forwarders';
 import type { ImportJobRecord, StatementRow, Storage, StoreRecord } from '../../src-server/storage/storage';
+import { statementSignature } from '../../src-server/xapi/statement-signature';
 import { createTestDatabase } from '../postgres/test-database';
 import type { TestDatabase } from '../postgres/test-database';
 import { ALICE, BOB, COURSE, MODULE, makeApiKey, makeRejection, makeStatement, makeStore } from './rows';
@@ -37,6 +38,8 @@ let forwarder: ForwarderRecord;
 /** The statements at the forwarder's cursor and at its dead letter's ends. */
 let atCursor: string;
 let letterEnds: [string, string];
+/** A statement of the first Store written without its signature. */
+let unsigned: StatementRow;
 
 function dir(): string {
   const created = mkdtempSync(join(tmpdir(), 'lore-migrate-'));
@@ -61,6 +64,8 @@ function statementNumber(n: number, previousId: string | null): StatementRow {
   if (n % 11 === 0) row.warnings = [{ field: 'timestamp', message: 'no time zone: read as UTC' }];
   if (n % 7 === 0) row.lrsAdded = ['id', 'stored', 'authority'];
   if (n % 13 === 0) row.received = { ...row.statement, timestamp: '2024-05-01T10:00:00' };
+  // The LRS made the id: the signature is left to be computed (StatementRow.signature).
+  if (n % 19 === 0) Object.assign(row, { signature: null, idMadeByLrs: true });
   if (n % 17 === 0) row.activityDefinitions = [{ activityId: COURSE, definition: { name: { 'en-US': `Course ${n}` }, extensions: { [`http://example.com/ext/${n % 3}`]: n } } }];
   if (n % 500 === 1) row.attachments = [{ sha2: `sha2-${n}`, contentType: 'text/plain', content: new TextEncoder().encode(`attachment ${n}`) }];
   if (previousId !== null && n % 89 === 0) {
@@ -87,6 +92,7 @@ beforeAll(async () => {
       for (let n = start; n < Math.min(count, start + 500); n++) {
         const row = statementNumber(n + 1, previous);
         previous = row.statementId;
+        if (s === 0 && row.signature === null) unsigned ??= row;
         rows.push(row);
       }
       const result = await source.insertStatements(store.id, rows);
@@ -189,6 +195,11 @@ describe('npm run migrate', () => {
       expect(course?.definition['name']).toBeDefined();
       expect((await pg.findAttachments(store.id, ['sha2-1']))[0]?.contentType).toBe('text/plain');
       expect((await pg.stats(store.id)).statements).toBe(STATEMENTS);
+      // A statement written without its signature is compared by the one computed from it.
+      const { idMadeByLrs: _made, ...resent } = { ...unsigned, signature: statementSignature(unsigned.statement) };
+      expect(await pg.insertStatements(store.id, [resent])).toEqual({ ok: true, inserted: [], unchanged: [unsigned.statementId] });
+      const changed = { ...resent, statement: { ...resent.statement, result: { response: 'other' } } };
+      expect(await pg.insertStatements(store.id, [{ ...changed, signature: statementSignature(changed.statement) }])).toMatchObject({ ok: false });
 
       const audit = (await pg.listAuditEntries({ limit: 10 })).entries.reverse();
       expect(audit.map((e) => [e.at, e.action, e.actorDetail, e.detail])).toEqual([0, 1, 2].map((i) => [`2024-05-0${i + 1}T09:00:00.000Z`, audit[i]!.action, `10.0.0.${i}`, { n: i }]));
@@ -217,6 +228,8 @@ describe('npm run migrate', () => {
     await original.close();
     const returned = await openSqljsStorage({ dataDir: backDir });
     const returnedTables = (await summarize(returned.exportRecords())).tables();
+    const { idMadeByLrs: _made, ...resent } = { ...unsigned, signature: statementSignature(unsigned.statement) };
+    expect(await returned.insertStatements(stores[0]!.id, [resent])).toEqual({ ok: true, inserted: [], unchanged: [unsigned.statementId] });
     await returned.close();
     expect(returnedTables).toEqual(originalTables);
   }, 600_000);

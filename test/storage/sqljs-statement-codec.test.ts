@@ -37,7 +37,7 @@ const roundTrip = (encoder: StatementEncoder, text: string) => decodeStatement(e
 /** A statement row with a real SHA-256 signature (the form the write path gives), so it is kept as 32 bytes. */
 function hexSigned(spec: Parameters<typeof makeStatement>[0] = {}) {
   const row = makeStatement(spec);
-  return { ...row, signature: createHash('sha256').update(row.signature).digest('hex') };
+  return { ...row, signature: createHash('sha256').update(row.signature!).digest('hex') };
 }
 
 describe('the compact form of statements', () => {

@@ -5,7 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Storage, StatementQuery, StoreRecord } from '../../src-server/storage/storage';
+import type { StatementRow, Storage, StatementQuery, StoreRecord } from '../../src-server/storage/storage';
+import { statementSignature } from '../../src-server/xapi/statement-signature';
 import { statementAsReceived } from '../../src-server/xapi/received-statement';
 import { describeActivitiesContract } from './activities-contract';
 import { describeBenchContract } from './bench-contract';
@@ -343,6 +344,20 @@ export function describeStorageContract(name: string, open: () => Promise<Contra
         await reopen();
         expect(await voided()).toEqual([true, true, false]);
         expect(await ids({ agent: BOB })).toEqual([kept.statementId]);
+      });
+
+      it('compares a statement written without its signature (null) by the one computed from it', async () => {
+        const row = makeStatement({ actor: ALICE });
+        const unsigned: StatementRow = { ...row, signature: null, idMadeByLrs: true };
+        await storage.insertStatements(store.id, [unsigned]);
+        const resent = { ...row, signature: statementSignature(row.statement) };
+        const otherStatement = { ...row.statement, result: { response: 'other' } };
+        const other = { ...row, statement: otherStatement, signature: statementSignature(otherStatement) };
+        for (const round of ['written', 'reopened']) {
+          if (round === 'reopened') await reopen();
+          expect(await storage.insertStatements(store.id, [resent]), round).toEqual({ ok: true, inserted: [], unchanged: [unsigned.statementId] });
+          expect(await storage.insertStatements(store.id, [other]), round).toEqual({ ok: false, conflict: { index: 0, statementId: unsigned.statementId } });
+        }
       });
     });
 

@@ -86,7 +86,8 @@ async function* statements(db: PostgresDatabase, storeNum: number, storeId: stri
       const statement: PortableStatement = {
         statementId: row.statement_id,
         statement: JSON.parse(row.statement) as Record<string, unknown>,
-        signature: row.signature,
+        // '' stands for a signature left to be computed: null, as StatementRow says it.
+        signature: row.signature || null,
         stored: row.stored,
         keyId: row.key_id,
         verbId: row.verb_id,

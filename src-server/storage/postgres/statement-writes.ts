@@ -9,7 +9,7 @@
  * retry finds the committed row and answers unchanged or conflict, as a single process would.
  */
 import { mergeDefinition } from '../activity-merge';
-import { dedupeTerms } from '../row-values';
+import { dedupeTerms, signatureOf, signatureOfStored } from '../row-values';
 import type { InsertStatementsResult, StatementRow } from '../storage';
 import { RetryTransaction } from './database';
 import type { Tx } from './database';
@@ -26,22 +26,26 @@ export async function insertStatementRows(tx: Tx, storeNum: number, rows: Statem
   const { rows: existingRows } =
     ids.length === 0
       ? { rows: [] }
-      : await tx.query<{ statement_id: string; signature: string }>(
-          'SELECT statement_id, signature FROM statements WHERE store_num = $1 AND statement_id = ANY($2::text[])',
+      : await tx.query<{ statement_id: string; signature: string; statement: string | null }>(
+          // The statement only where its signature was left to be computed (StatementRow.signature).
+          `SELECT statement_id, signature, CASE WHEN signature = '' THEN statement END AS statement
+             FROM statements WHERE store_num = $1 AND statement_id = ANY($2::text[])`,
           [storeNum, ids],
         );
-  const known = new Map(existingRows.map((row) => [row.statement_id, row.signature]));
+  const stored = new Map(existingRows.map((row) => [row.statement_id, signatureOfStored(row.signature, () => row.statement!)]));
+  const inBatch = new Map<string, StatementRow>();
   const inserted: string[] = [];
   const unchanged: string[] = [];
   const fresh: StatementRow[] = [];
   for (const [index, row] of rows.entries()) {
-    const signature = known.get(row.statementId);
+    const earlier = inBatch.get(row.statementId);
+    const signature = earlier ? signatureOf(earlier) : stored.get(row.statementId);
     if (signature !== undefined) {
-      if (signature !== row.signature) return { result: { ok: false, conflict: { index, statementId: row.statementId } }, seqs: [] };
+      if (signature !== signatureOf(row)) return { result: { ok: false, conflict: { index, statementId: row.statementId } }, seqs: [] };
       unchanged.push(row.statementId);
       continue;
     }
-    known.set(row.statementId, row.signature);
+    inBatch.set(row.statementId, row);
     inserted.push(row.statementId);
     fresh.push(row);
   }
@@ -72,7 +76,7 @@ export function statementColumns(rows: StatementRow[]): unknown[][] {
   return [
     column((r) => r.statementId),
     column((r) => JSON.stringify(r.statement)),
-    column((r) => r.signature),
+    column((r) => r.signature ?? ''),
     column((r) => r.stored),
     column((r) => Date.parse(r.stored)),
     column((r) => r.keyId),

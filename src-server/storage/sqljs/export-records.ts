@@ -74,7 +74,8 @@ function* statements(sql: Sql, storeNum: number, storeId: string, visibleSeq: nu
       const statement: PortableStatement = {
         statementId: row[1] as string,
         statement: JSON.parse(text) as Record<string, unknown>,
-        signature: signatureText(row[3]),
+        // '' stands for a signature left to be computed: null, as StatementRow says it.
+        signature: signatureText(row[3]) || null,
         stored: row[4] as string,
         keyId: row[5] as string,
         verbId: row[6] as string,

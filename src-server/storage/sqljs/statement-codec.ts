@@ -313,7 +313,7 @@ export function statementColumn(encoder: StatementEncoder, text: string, bytes: 
   return text.includes('"attachments"') ? text : encoder.encode(bytes, rowContext(row));
 }
 
-/** A SHA-256 in hex (the signature's form) kept as its 32 bytes; anything else as it is. */
+/** A SHA-256 in hex (the signature's form) kept as its 32 bytes; anything else as it is ('' for one not computed). */
 export function signatureColumn(signature: string): string | Uint8Array {
   return /^[0-9a-f]{64}$/.test(signature) ? Buffer.from(signature, 'hex') : signature;
 }

@@ -6,14 +6,14 @@
  * Activity definitions (activities.ts) and the ingestion counts (ingestion.ts).
  */
 import type { IndexTerm, InsertStatementsResult, StatementRow } from '../storage';
-import { dedupeTerms } from '../row-values';
+import { dedupeTerms, signatureOf, signatureOfStored } from '../row-values';
 import { mergeActivityDefinitions, upsertActivities } from './activities';
 import type { ActivityOpRow } from './activities';
 import { toMs } from './apply-state';
 import type { ApplyState } from './apply-state';
 import { keepStatementNames } from './explorer-names';
 import { receivedColumns } from './received';
-import { receivedColumn, signatureColumn, signatureText, statementColumn } from './statement-codec';
+import { STATEMENT_AND_CONTEXT, receivedColumn, signatureColumn, signatureText, statementColumn, statementTextAt } from './statement-codec';
 import type { Sql } from './sql';
 import { insertStatementTarget, targetOf } from './statement-targets';
 import { insertPostings } from './terms';
@@ -62,17 +62,18 @@ export function planInsertStatements(
   const unchanged: string[] = [];
   const toInsert: StatementOpRow[] = [];
   const fresh: StatementRow[] = [];
-  const inBatch = new Map<string, string>();
+  const inBatch = new Map<string, StatementRow>();
   let seq = state.lastSeq;
   for (const [index, row] of rows.entries()) {
     // An id the LRS just made up (StatementRow.idMadeByLrs) is stored nowhere yet: no lookup.
-    const existing = inBatch.get(row.statementId) ?? (row.idMadeByLrs ? undefined : storedSignature(state, storeNum, row.statementId));
+    const earlier = inBatch.get(row.statementId);
+    const existing = earlier ? signatureOf(earlier) : row.idMadeByLrs ? undefined : storedSignature(state, storeNum, row.statementId);
     if (existing !== undefined) {
-      if (existing !== row.signature) return { result: { ok: false, conflict: { index, statementId: row.statementId } }, op: null };
+      if (existing !== signatureOf(row)) return { result: { ok: false, conflict: { index, statementId: row.statementId } }, op: null };
       unchanged.push(row.statementId);
       continue;
     }
-    inBatch.set(row.statementId, row.signature);
+    inBatch.set(row.statementId, row);
     inserted.push(row.statementId);
     toInsert.push(toOpRow(row, ++seq));
     fresh.push(row);
@@ -125,7 +126,7 @@ export function applyInsertStatements(state: ApplyState, op: InsertStatementsOp)
         row.statementId,
         // The compact forms (statement-codec.ts): reads decode them to the same text.
         statementColumn(state.encoder, text, bytes, row),
-        signatureColumn(row.signature),
+        signatureColumn(row.signature ?? ''),
         row.stored,
         toMs(row.stored),
         row.keyId,
@@ -168,8 +169,8 @@ export function applyInsertStatements(state: ApplyState, op: InsertStatementsOp)
 
 /** The signature of the Store's statement with this id, if it has one. */
 function storedSignature(state: ApplyState, storeNum: number, statementId: string): string | undefined {
-  const row = state.sql.first('SELECT signature FROM statements WHERE store_num = ? AND statement_id = ?', [storeNum, statementId]);
-  return row ? signatureText(row[0]) : undefined;
+  const row = state.sql.first(`SELECT signature, ${STATEMENT_AND_CONTEXT} FROM statements WHERE store_num = ? AND statement_id = ?`, [storeNum, statementId]);
+  return row ? signatureOfStored(signatureText(row[0]), () => statementTextAt(row, 1)) : undefined;
 }
 
 function toOpRow(row: StatementRow, seq: number): StatementOpRow {
