@@ -1,7 +1,7 @@
 /**
  * Row values every Storage implementation prepares the same way: a statement's signature when it
- * was left to be computed, its index terms once each, exactly the fields of a refusal, a stored statement whose JSON is parsed only when read, and
- * the Explorer's record of a stored statement.
+ * was left to be computed, its index terms once each, exactly the fields of a refusal, a stored
+ * statement whose JSON is parsed only when read, and the Explorer's record of a stored statement.
  */
 import { asBuffer } from '../xapi/json-text';
 import { statementSignature } from '../xapi/statement-signature';
