@@ -167,10 +167,18 @@ export function applyInsertStatements(state: ApplyState, op: InsertStatementsOp)
   state.ingestion.addStatements(storeNum, rows);
 }
 
-/** The signature of the Store's statement with this id, if it has one. */
+/**
+ * The signature of the Store's statement with this id, if it has one. Its statement is read only
+ * where the signature was left to be computed (StatementRow.signature), as on PostgreSQL.
+ */
 function storedSignature(state: ApplyState, storeNum: number, statementId: string): string | undefined {
-  const row = state.sql.first(`SELECT signature, ${STATEMENT_AND_CONTEXT} FROM statements WHERE store_num = ? AND statement_id = ?`, [storeNum, statementId]);
-  return row ? signatureOfStored(signatureText(row[0]), () => statementTextAt(row, 1)) : undefined;
+  const { sql } = state;
+  const where = [storeNum, statementId];
+  const row = sql.first('SELECT signature FROM statements WHERE store_num = ? AND statement_id = ?', where);
+  if (!row) return undefined;
+  return signatureOfStored(signatureText(row[0]), () =>
+    statementTextAt(sql.first(`SELECT ${STATEMENT_AND_CONTEXT} FROM statements WHERE store_num = ? AND statement_id = ?`, where)!, 0),
+  );
 }
 
 function toOpRow(row: StatementRow, seq: number): StatementOpRow {
