@@ -7,7 +7,7 @@ import type { ExplorerQuery, ExplorerRecord, Storage, StoreRecord } from '../sto
 import { statementAsReceived, withoutPropertiesUtf8 } from '../xapi/received-statement';
 import type { ExplorerPageView, ExplorerQueryInput } from './contract';
 import { resolveFilter } from './explorer-filters';
-import { asBuffer, joinedUtf8 } from '../xapi/json-text';
+import { CLOSE_OBJECT_BYTES, asBuffer, joinedUtf8 } from '../xapi/json-text';
 
 /** A record as the console shows it: the statement as sent (for a rejected one, its payload) beside the stored one. */
 function explorerRecordView(record: ExplorerRecord): ExplorerPageView['records'][number] {
@@ -21,7 +21,6 @@ const TEXT_MEMBERS = new Set(['payload', 'stored', 'storedJson', 'storedUtf8', '
 
 const PAGE_HEAD = Buffer.from('{"records":[');
 const STORED_MEMBER = Buffer.from(',"stored":');
-const RECORD_END = Buffer.from('}');
 
 /**
  * explorerRecordView as JSON, in UTF-8 pieces. Where the storage gave the
@@ -48,7 +47,7 @@ function explorerRecordParts(record: ExplorerRecord): Uint8Array[] {
   }
   // The other members as one object's text, its closing brace replaced by the two statements.
   const members = JSON.stringify(head);
-  return [Buffer.from(`${members.length > 2 ? `${members.slice(0, -1)},` : '{'}"statement":`, 'utf8'), sent, STORED_MEMBER, stored, RECORD_END];
+  return [Buffer.from(`${members.length > 2 ? `${members.slice(0, -1)},` : '{'}"statement":`, 'utf8'), sent, STORED_MEMBER, stored, CLOSE_OBJECT_BYTES];
 }
 
 /** The page as JSON in UTF-8: what the route sends (ExplorerPageView). */

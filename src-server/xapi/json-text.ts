@@ -38,6 +38,9 @@ export function endOfStringUtf8(bytes: Uint8Array, start: number): number {
 }
 
 const COMMA_BYTES = Buffer.from(',');
+/** An object's braces as UTF-8, for JSON written in pieces (joinedUtf8). */
+export const OPEN_OBJECT_BYTES = Buffer.from('{');
+export const CLOSE_OBJECT_BYTES = Buffer.from('}');
 
 /**
  * JSON text in UTF-8 pieces made one Buffer: `open`, the items separated by commas (an item is one

@@ -11,7 +11,7 @@
  * (authority, stored): then the received statement is kept too.
  */
 
-import { CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, endOfStringUtf8, joinedUtf8 } from './json-text';
+import { CLOSE_ARRAY, CLOSE_OBJECT, CLOSE_OBJECT_BYTES, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, OPEN_OBJECT_BYTES, QUOTE, endOfStringUtf8, joinedUtf8 } from './json-text';
 
 /** The top-level properties the LRS sets on a statement it stores. */
 const LRS_SET_PROPERTIES = ['id', 'timestamp', 'version', 'stored', 'authority'] as const;
@@ -85,9 +85,6 @@ export function withoutPropertiesUtf8(json: Buffer, names: readonly string[]): B
   }
   return null;
 }
-
-const OPEN_OBJECT_BYTES = Buffer.from('{');
-const CLOSE_OBJECT_BYTES = Buffer.from('}');
 
 /** The index just after the string that opens at `at` (a quote), or -1 when it does not end. */
 function stringEnd(json: Uint8Array, at: number): number {
