@@ -5,7 +5,12 @@
  * formatting of the page (the xAPI StatementResult's text; the Explorer's records and their JSON) —
  * as p50/p95 over the scenario's values, one request at a time (wall time: on a busy machine the
  * p95 says more about the machine than the code; compare p50s, before and after, back to back).
+ *
+ * Then the engine alone: each request's SQL (the page's rows, nothing decoded) on sql.js, and the
+ * same SQL on the SQLite compiled into Node (node:sqlite, when this Node has it) over the same
+ * snapshot file, read-only, with the same page cache: how far a native engine would move a read.
  */
+import { join } from 'node:path';
 import type { ExplorerQueryInput } from '../../src-server/admin/contract';
 import { readStatements } from '../../src-server/lrs/statement-reads';
 import { explorerFilterOf, explorerPageUtf8 } from '../../src-server/admin/explorer';
@@ -14,6 +19,7 @@ import type { ExplorerQuery, StatementQuery, StoreRecord } from '../../src-serve
 import { openSqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
 import { explorerStatementQuery, statementQuery } from '../../src-server/storage/sqljs/queries';
 import type { Sql } from '../../src-server/storage/sqljs/sql';
+import { SNAPSHOT_FILE } from '../../src-server/storage/sqljs/data-dir-files';
 import { parseStatementQuery } from '../../src-server/xapi/statement-query';
 import { percentile } from './load';
 import { scenarios, type StoreContext } from './scenarios';
@@ -37,7 +43,62 @@ function plan(sql: Sql, q: { sql: string; params: unknown[] }): string {
     .join('\n');
 }
 
-async function xapiScenario(storage: SqljsStorage, sql: Sql, storeNum: number, store: StoreRecord, paths: string[]): Promise<void> {
+/** A query as the engine runs it: its SQL text and parameters. */
+type EngineQuery = { sql: string; params: unknown[] };
+
+interface NativeReader {
+  all(query: EngineQuery): unknown[];
+  close(): void;
+}
+
+/** The snapshot opened read-only by node:sqlite with the storage's page cache; null when this Node has none. */
+async function nativeReader(dataDir: string, cacheSize: number): Promise<NativeReader | null> {
+  type Statement = { all(...params: unknown[]): unknown[] };
+  type NativeDatabase = { exec(sql: string): void; prepare(sql: string): Statement; close(): void };
+  let DatabaseSync: new (location: string, options: { readOnly: boolean }) => NativeDatabase;
+  try {
+    // Loaded by name at run time: the service never depends on it, and older Nodes lack it.
+    ({ DatabaseSync } = (await import('node:' + 'sqlite')) as { DatabaseSync: typeof DatabaseSync });
+  } catch {
+    return null;
+  }
+  const db = new DatabaseSync(join(dataDir, SNAPSHOT_FILE), { readOnly: true });
+  db.exec(`PRAGMA cache_size = ${cacheSize}`);
+  const prepared = new Map<string, Statement>();
+  return {
+    all: (query) => {
+      let statement = prepared.get(query.sql);
+      if (!statement) prepared.set(query.sql, (statement = db.prepare(query.sql)));
+      return statement.all(...query.params);
+    },
+    close: () => db.close(),
+  };
+}
+
+/** Each query's SQL alone, on sql.js and natively, the second of two passes (the first warms both). */
+function engineAlone(sql: Sql, native: NativeReader | null, queries: EngineQuery[]): void {
+  const sqljs: number[] = [];
+  const nativeTimes: number[] = [];
+  for (let pass = 0; pass < 2; pass++) {
+    sqljs.length = 0;
+    nativeTimes.length = 0;
+    for (const query of queries) {
+      let t = performance.now();
+      const rows = sql.all(query.sql, query.params as never).length;
+      sqljs.push(performance.now() - t);
+      if (!native) continue;
+      t = performance.now();
+      const nativeRows = native.all(query).length;
+      nativeTimes.push(performance.now() - t);
+      if (nativeRows !== rows) throw new Error(`node:sqlite found ${nativeRows} rows where sql.js found ${rows}: ${query.sql}`);
+    }
+  }
+  const median = (times: number[]) => percentile(Float64Array.from(times).sort(), 50);
+  const nativeText = native ? `node:sqlite ${summary(nativeTimes)} (${(median(nativeTimes) / median(sqljs)).toFixed(2)}× at p50)` : 'node:sqlite not measured (this Node has none)';
+  console.log(`  the engine alone, the page's SQL: sql.js ${summary(sqljs)}; ${nativeText}`);
+}
+
+async function xapiScenario(storage: SqljsStorage, sql: Sql, storeNum: number, store: StoreRecord, paths: string[], queries: EngineQuery[]): Promise<void> {
   const read: number[] = [];
   const whole: number[] = [];
   let shown = false;
@@ -46,8 +107,10 @@ async function xapiScenario(storage: SqljsStorage, sql: Sql, storeNum: number, s
     if (!parsed.ok) throw new Error(`${path}: ${JSON.stringify(parsed)}`);
     const q = parsed.query;
     const storageQuery: StatementQuery = { agent: q.agent, verbId: q.verb, activityId: q.activity, limit: q.limit, maxSeq: await storage.currentSeq() };
+    const built = statementQuery(storeNum, storageQuery, storageQuery.limit + 1);
+    queries.push(built);
     if (!shown) {
-      console.log(plan(sql, statementQuery(storeNum, storageQuery, storageQuery.limit + 1)));
+      console.log(plan(sql, built));
       shown = true;
     }
     let t = performance.now();
@@ -61,7 +124,7 @@ async function xapiScenario(storage: SqljsStorage, sql: Sql, storeNum: number, s
   console.log(`  storage read: ${summary(read)}; whole read with the StatementResult text: ${summary(whole)}`);
 }
 
-async function explorerScenario(storage: SqljsStorage, sql: Sql, storeNum: number, store: StoreRecord, paths: string[]): Promise<void> {
+async function explorerScenario(storage: SqljsStorage, sql: Sql, storeNum: number, store: StoreRecord, paths: string[], queries: EngineQuery[]): Promise<void> {
   const parts = { names: [] as number[], read: [] as number[], text: [] as number[] };
   const plans = new Set<string>();
   for (const path of paths) {
@@ -72,7 +135,9 @@ async function explorerScenario(storage: SqljsStorage, sql: Sql, storeNum: numbe
     parts.names.push(performance.now() - t);
     const query: ExplorerQuery = { ...filter.query, limit: 50 };
     const drive = explorerDrive(query, explorerLists(query));
-    const text = drive === null || drive.values.length === 1 ? plan(sql, explorerStatementQuery(storeNum, query, 51)) : `    merge of several ${drive.kind} values (explorer-merge.ts)`;
+    const single = drive === null || drive.values.length === 1 ? explorerStatementQuery(storeNum, query, 51) : null;
+    if (single) queries.push(single);
+    const text = single ? plan(sql, single) : `    merge of several ${drive!.kind} values (explorer-merge.ts)`;
     if (!plans.has(text)) console.log(text);
     plans.add(text);
     t = performance.now();
@@ -95,6 +160,7 @@ export async function readEngineCosts(dataDir: string, slug: string): Promise<vo
     // The storage's database, for the plans: a bench script may look inside.
     const sql = (storage as unknown as { db: { sql: Sql } }).db.sql;
     const storeNum = sql.first('SELECT num FROM stores WHERE id = ?', [store.id])![0] as number;
+    const native = await nativeReader(dataDir, Number(sql.first('PRAGMA cache_size')![0]));
     const ctx: StoreContext = { slug, authorization: '', adminToken: '', knownIds: [] };
     for (const scenario of scenarios(ctx, 2)) {
       if (!scenario.name.startsWith('get-') || scenario.name === 'get-id') {
@@ -103,11 +169,16 @@ export async function readEngineCosts(dataDir: string, slug: string): Promise<vo
       // Two passes over 200 requests: the first warms the JIT and the prepared statements.
       const paths = Array.from({ length: 200 }, () => scenario.next().path);
       console.log(`${scenario.name}:`);
+      const queries: EngineQuery[] = [];
       for (let pass = 0; pass < 2; pass++) {
-        if (scenario.name.startsWith('get-')) await xapiScenario(storage, sql, storeNum, store, paths);
-        else await explorerScenario(storage, sql, storeNum, store, paths);
+        queries.length = 0;
+        if (scenario.name.startsWith('get-')) await xapiScenario(storage, sql, storeNum, store, paths, queries);
+        else await explorerScenario(storage, sql, storeNum, store, paths, queries);
       }
+      // A merge of several values runs many queries per page: compared where one query is the page.
+      if (queries.length > 0) engineAlone(sql, native, queries);
     }
+    native?.close();
   } finally {
     await storage.close();
   }
