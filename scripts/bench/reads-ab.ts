@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runLoad } from './load';
+import { median } from './median';
 import { SERVICE_MAIN, startServiceProcess, type Child } from './processes';
 import { storeContext } from './read-store';
 import { scenarios, type Scenario } from './scenarios';
@@ -29,12 +30,6 @@ const { values: args } = parseArgs({
   strict: true,
 });
 if (!args['data-dir'] || !args.before) throw new Error('--data-dir and --before are required');
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 interface Side {
   name: string;

@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { cpuMicros } from './load';
+import { median } from './median';
 import { SERVICE_MAIN, startServiceProcess } from './processes';
 import { READ_SLUG as SLUG, preload, storeContext } from './read-store';
 
@@ -109,7 +110,6 @@ async function measure(): Promise<void> {
       for (const line of r.phases) console.log(`    ${line}`);
     }
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   console.log(`\n${saved.statements.toLocaleString('en-US')} statements, ${runs} runs each (median):`);
   for (const [main, rs] of results) {
     console.log(`  ${main}: /health ${median(rs.map((r) => r.healthMs)).toFixed(0)} ms, first query ${median(rs.map((r) => r.queryMs)).toFixed(0)} ms, CPU to the first answer ${median(rs.map((r) => r.cpuMs)).toFixed(0)} ms`);

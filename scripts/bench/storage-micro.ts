@@ -1,10 +1,11 @@
 /**
- * `tsx scripts/bench/storage-micro.ts [--statements N] [--concurrency N]`
+ * `tsx scripts/bench/storage-micro.ts [--statements N] [--concurrency N] [--json]`
  *
  * The statement write path without HTTP: recordStatements (validation, prepare, index terms) into
  * a fresh embedded storage, N single-statement writes with `concurrency` in flight, as the HTTP
  * load sends them. Prints statements/s and CPU per statement; the place to measure storage changes
- * before running the whole benchmark.
+ * before running the whole benchmark. --json prints the figures as one JSON object (the benchmark's
+ * runner reads it: the single-POST target's budget beside what the write alone costs).
  */
 import { parseArgs } from 'node:util';
 import { recordStatements } from '../../src-server/lrs/statement-writes';
@@ -12,7 +13,7 @@ import { statementGenerator } from './statements';
 import { benchStoreAndKey, openWriteContext } from './write-context';
 
 const { values: args } = parseArgs({
-  options: { statements: { type: 'string', default: '20000' }, concurrency: { type: 'string', default: '10' } },
+  options: { statements: { type: 'string', default: '20000' }, concurrency: { type: 'string', default: '10' }, json: { type: 'boolean', default: false } },
 });
 const total = Number(args.statements);
 const concurrency = Number(args.concurrency);
@@ -34,8 +35,12 @@ await Promise.all(
 );
 const seconds = (performance.now() - t0) / 1000;
 const cpu = process.cpuUsage(cpu0);
-console.log(
-  `${total} statements, ${concurrency} in flight: ${(total / seconds).toFixed(0)} statements/s, ` +
-    `${((cpu.user + cpu.system) / total).toFixed(0)} µs CPU each (user ${(cpu.user / total).toFixed(0)}, system ${(cpu.system / total).toFixed(0)})`,
-);
+if (args.json) {
+  console.log(JSON.stringify({ statements: total, concurrency, perSecond: total / seconds, cpuMicros: (cpu.user + cpu.system) / total }));
+} else {
+  console.log(
+    `${total} statements, ${concurrency} in flight: ${(total / seconds).toFixed(0)} statements/s, ` +
+      `${((cpu.user + cpu.system) / total).toFixed(0)} µs CPU each (user ${(cpu.user / total).toFixed(0)}, system ${(cpu.system / total).toFixed(0)})`,
+  );
+}
 await close();
