@@ -22,6 +22,7 @@ import type { Sql } from '../../src-server/storage/sqljs/sql';
 import { SNAPSHOT_FILE } from '../../src-server/storage/sqljs/data-dir-files';
 import { parseStatementQuery } from '../../src-server/xapi/statement-query';
 import { percentile } from './load';
+import { median } from './median';
 import { scenarios, type StoreContext } from './scenarios';
 
 type SqljsStorage = Awaited<ReturnType<typeof openSqljsStorage>>;
@@ -93,7 +94,6 @@ function engineAlone(sql: Sql, native: NativeReader | null, queries: EngineQuery
       if (nativeRows !== rows) throw new Error(`node:sqlite found ${nativeRows} rows where sql.js found ${rows}: ${query.sql}`);
     }
   }
-  const median = (times: number[]) => percentile(Float64Array.from(times).sort(), 50);
   const nativeText = native ? `node:sqlite ${summary(nativeTimes)} (${(median(nativeTimes) / median(sqljs)).toFixed(2)}× at p50)` : 'node:sqlite not measured (this Node has none)';
   console.log(`  the engine alone, the page's SQL: sql.js ${summary(sqljs)}; ${nativeText}`);
 }
