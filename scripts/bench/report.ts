@@ -28,9 +28,9 @@ export interface PhaseReport {
   watching?: WatchingReport;
   /**
    * Small phase: CPU per batched POST of 100, the service's and the baseline's, in alternating
-   * rounds (the scenario's own runs first); `ratio` is the median of the rounds' ratios.
+   * rounds (the scenario's own runs first); the target is read against the median of their ratios.
    */
-  batchRounds?: { rounds: Array<{ serviceMicros: number; baselineMicros: number }>; ratio: number };
+  batchRounds?: Array<{ serviceMicros: number; baselineMicros: number }>;
   stall: {
     thresholdBytes: number;
     startup: { healthMs: number; queryMs: number };
@@ -180,17 +180,15 @@ export function evaluateTargets(report: Report): Target[] {
   const batchCpu = cpuRatio(report, batch);
   const perStatement = (micros: number) => `${fmt(micros / (batch?.service.statementsPerSec && batch.service.requestsPerSec ? batch.service.statementsPerSec / batch.service.requestsPerSec : 1), 1)}`;
   // Read over the alternating rounds where they ran (the median of their ratios), else the one run.
-  const rounds = small?.batchRounds;
-  const roundRatios = rounds?.rounds.map((r) => r.serviceMicros / r.baselineMicros) ?? [];
-  const batchRatio = rounds ? rounds.ratio : (batchCpu?.ratio ?? null);
-  const roundsText = roundRatios.length > 1 ? `; median of ${roundRatios.length} alternating rounds, ${fmt(Math.min(...roundRatios), 1)}–${fmt(Math.max(...roundRatios), 1)}×` : '';
+  const rounds = small?.batchRounds?.length ? small.batchRounds : batchCpu ? [{ serviceMicros: batchCpu.service, baselineMicros: batchCpu.baseline }] : [];
+  const roundRatios = rounds.map((r) => r.serviceMicros / r.baselineMicros);
+  const batchRatio = rounds.length > 0 ? median(roundRatios) : null;
+  const roundsText = rounds.length > 1 ? `; median of ${rounds.length} alternating rounds, ${fmt(Math.min(...roundRatios), 1)}–${fmt(Math.max(...roundRatios), 1)}×` : '';
   targets.push({
     target: 'batched POST of 100: service CPU per statement ≤ 18× the baseline parsing the same body',
     value:
-      batchCpu && batchRatio !== null
-        ? rounds && roundRatios.length > 1
-          ? `${perStatement(median(rounds.rounds.map((r) => r.serviceMicros)))} vs ${perStatement(median(rounds.rounds.map((r) => r.baselineMicros)))} µs (${fmt(batchRatio, 1)}×${roundsText})`
-          : `${perStatement(batchCpu.service)} vs ${perStatement(batchCpu.baseline)} µs (${fmt(batchRatio, 1)}×)`
+      batchRatio !== null
+        ? `${perStatement(median(rounds.map((r) => r.serviceMicros)))} vs ${perStatement(median(rounds.map((r) => r.baselineMicros)))} µs (${fmt(batchRatio, 1)}×${roundsText})`
         : '—',
     verdict: verdict(batchRatio !== null ? batchRatio <= 18 : null),
   });
@@ -210,26 +208,26 @@ export function evaluateTargets(report: Report): Target[] {
       : '—',
     verdict: verdict(watching ? watching.ratio >= 0.95 : null),
   });
-  const worstOf = (names: string[]) => {
+  /** The scenario with the highest p95 among `names`, null before the large phase. */
+  const worst = (names: string[]) => {
     const found = names.map((n) => scenario(large, n)).filter((s) => s !== undefined);
     return found.length ? found.reduce((a, b) => (b.service.p95 > a.service.p95 ? b : a)) : null;
   };
-  const worst = (names: string[]) => worstOf(names)?.service.p95 ?? null;
   // Little's law: with 10 connections on the service's one thread, the mean latency is at least
   // 10 × its time per request; the CPU per request says how far the p95 target is from the code.
-  const queueFloor = (names: string[]) => {
-    const s = worstOf(names);
-    const cpu = s?.service.serverCpuMicrosPerRequest;
-    return s && cpu != null ? ` (its CPU ${fmt(cpu)} µs a request: ${READ_CONNECTIONS} connections wait ~${ms((READ_CONNECTIONS * cpu) / 1000)} ms on average)` : '';
+  const p95WithQueue = (s: NonNullable<ReturnType<typeof worst>>) => {
+    const cpu = s.service.serverCpuMicrosPerRequest;
+    const queue = cpu != null ? ` (its CPU ${fmt(cpu)} µs a request: ${READ_CONNECTIONS} connections wait ~${ms((READ_CONNECTIONS * cpu) / 1000)} ms on average)` : '';
+    return `${ms(s.service.p95)} ms${queue}`;
   };
   // Targets are set at 1M statements; a run with --statements N says N instead.
   const n = large?.statements ?? 1_000_000;
   const at = n % 1_000_000 === 0 ? `${n / 1_000_000}M` : fmt(n);
-  const getP95 = worst(['get-agent', 'get-activity', 'get-verb']);
-  targets.push({ target: `filtered GET limit 50 at ${at}: p95 ≤ 5 ms (worst of agent, activity, verb)`, value: getP95 === null ? 'full mode' : `${ms(getP95)} ms${queueFloor(['get-agent', 'get-activity', 'get-verb'])}`, verdict: verdict(getP95 === null ? null : getP95 <= 5) });
-  const explorerP95 = worst(['explorer-agent', 'explorer-activity']);
-  targets.push({ target: `Explorer search at ${at}: p95 ≤ 15 ms (worst filter)`, value: explorerP95 === null ? 'full mode' : `${ms(explorerP95)} ms${queueFloor(['explorer-agent', 'explorer-activity'])}`, verdict: verdict(explorerP95 === null ? null : explorerP95 <= 15) });
-  const typedP95 = worst(['explorer-actor-name', 'explorer-verb-word', 'explorer-activity-word']);
+  const get = worst(['get-agent', 'get-activity', 'get-verb']);
+  targets.push({ target: `filtered GET limit 50 at ${at}: p95 ≤ 5 ms (worst of agent, activity, verb)`, value: get === null ? 'full mode' : p95WithQueue(get), verdict: verdict(get === null ? null : get.service.p95 <= 5) });
+  const explorer = worst(['explorer-agent', 'explorer-activity']);
+  targets.push({ target: `Explorer search at ${at}: p95 ≤ 15 ms (worst filter)`, value: explorer === null ? 'full mode' : p95WithQueue(explorer), verdict: verdict(explorer === null ? null : explorer.service.p95 <= 15) });
+  const typedP95 = worst(['explorer-actor-name', 'explorer-verb-word', 'explorer-activity-word'])?.service.p95 ?? null;
   targets.push({
     target: `Explorer search by a name or word at ${at}: p95 ≤ 100 ms (worst of learner, verb, Activity)`,
     value: typedP95 === null ? 'full mode' : `${ms(typedP95)} ms`,

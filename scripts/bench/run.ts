@@ -30,7 +30,6 @@ import { parseArgs } from 'node:util';
 import { backupPause } from './backup-pause';
 import { watchingCost } from './watching';
 import { runLoad, type LoadResult } from './load';
-import { median } from './median';
 import { ADMIN_TOKEN, ROOT, dirSize, memoryOf, startBaselineProcess, startServiceProcess, type Child } from './processes';
 import { runPostgresBench } from './postgres';
 import { analyseProfile, monotonicMicros, printProfile } from './profile';
@@ -248,15 +247,16 @@ const BATCH_ROUNDS = 5;
 async function batchRounds(service: Child, baseline: Child, ctx: StoreContext, first: PhaseReport['scenarios'], baselines: Map<string, LoadResult>) {
   const post = scenarios(ctx, seed + 6).find((s) => s.name === 'post-100')!;
   const cpuOf = (result: LoadResult | undefined) => result?.serverCpuMicrosPerRequest ?? null;
-  const rounds: Array<{ serviceMicros: number; baselineMicros: number }> = [];
+  const rounds: NonNullable<PhaseReport['batchRounds']> = [];
+  // A round whose CPU could not be read (no /proc) is left out; the rounds are run all the same.
   const push = (service: number | null, base: number | null) => {
     if (service !== null && base !== null && base > 0) rounds.push({ serviceMicros: service, baselineMicros: base });
   };
   push(cpuOf(first.find((s) => s.name === post.name)?.service), cpuOf(baselines.get(post.baselineKey)));
   const load = (target: Child) =>
     runLoad({ baseUrl: target.url, connections: post.connections, seconds, next: post.next, statementsPerRequest: post.statementsPerRequest, serverPid: target.child.pid });
-  while (rounds.length < (quick ? 1 : BATCH_ROUNDS)) push(cpuOf(await load(service)), cpuOf(await load(baseline)));
-  return { rounds, ratio: median(rounds.map((r) => r.serviceMicros / r.baselineMicros)) };
+  for (let round = 1; round < (quick ? 1 : BATCH_ROUNDS); round++) push(cpuOf(await load(service)), cpuOf(await load(baseline)));
+  return rounds;
 }
 
 function memory(service: Child) {
