@@ -23,6 +23,7 @@ import { SNAPSHOT_FILE } from '../../src-server/storage/sqljs/data-dir-files';
 import { parseStatementQuery } from '../../src-server/xapi/statement-query';
 import { percentile } from './load';
 import { median } from './median';
+import { loadDatabaseSync } from './node-sqlite';
 import { scenarios, type StoreContext } from './scenarios';
 
 type SqljsStorage = Awaited<ReturnType<typeof openSqljsStorage>>;
@@ -56,13 +57,8 @@ interface NativeReader {
 async function nativeReader(dataDir: string, cacheSize: number): Promise<NativeReader | null> {
   type Statement = { all(...params: unknown[]): unknown[] };
   type NativeDatabase = { exec(sql: string): void; prepare(sql: string): Statement; close(): void };
-  let DatabaseSync: new (location: string, options: { readOnly: boolean }) => NativeDatabase;
-  try {
-    // Loaded by name at run time: the service never depends on it, and older Nodes lack it.
-    ({ DatabaseSync } = (await import('node:' + 'sqlite')) as { DatabaseSync: typeof DatabaseSync });
-  } catch {
-    return null;
-  }
+  const DatabaseSync = await loadDatabaseSync<new (location: string, options: { readOnly: boolean }) => NativeDatabase>();
+  if (!DatabaseSync) return null;
   const db = new DatabaseSync(join(dataDir, SNAPSHOT_FILE), { readOnly: true });
   db.exec(`PRAGMA cache_size = ${cacheSize}`);
   const prepared = new Map<string, Statement>();

@@ -31,13 +31,19 @@ interface WriteCostsJson {
   engineFloor: { sqljs: { withPostingsUs: number }; native: { withPostingsUs: number } | null };
 }
 
+/** A bench script of the checkout at `root`, run by Node with tsx there: what it printed. */
+async function runScript(root: string, script: string, args: string[]): Promise<string> {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', join(root, script), ...args], { cwd: root, maxBuffer: 16 * 1024 * 1024 });
+  return stdout;
+}
+
+/** The JSON object a script's --json prints on its last line. */
+function lastLineJson<T>(stdout: string): T {
+  return JSON.parse(stdout.trim().split('\n').at(-1) ?? 'null') as T;
+}
+
 async function runCurrent(statements: number): Promise<WriteCostsJson> {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ['--import', 'tsx', join(ROOT, 'scripts/bench/write-costs.ts'), '--statements', String(statements), '--json'],
-    { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 },
-  );
-  return JSON.parse(stdout.trim().split('\n').at(-1) ?? 'null') as WriteCostsJson;
+  return lastLineJson(await runScript(ROOT, 'scripts/bench/write-costs.ts', ['--statements', String(statements), '--json']));
 }
 
 /**
@@ -45,10 +51,7 @@ async function runCurrent(statements: number): Promise<WriteCostsJson> {
  * "CPU … µs" line under "the whole write path".
  */
 async function runBefore(tree: string, statements: number): Promise<number> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', join(tree, 'scripts/bench/write-costs.ts'), '--statements', String(statements)], {
-    cwd: tree,
-    maxBuffer: 16 * 1024 * 1024,
-  });
+  const stdout = await runScript(tree, 'scripts/bench/write-costs.ts', ['--statements', String(statements)]);
   const lines = stdout.split('\n');
   const from = lines.findIndex((line) => line.includes('whole write path'));
   const cpu = lines.slice(from + 1).map((line) => /^\s*CPU\s+([\d.]+) µs/.exec(line)).find((match) => match !== null);
@@ -83,12 +86,8 @@ async function extractBefore(): Promise<{ tree: string; remove: () => void } | n
  * single POST's CPU, beside the single-POST target's budget.
  */
 export async function measureSingleWrites(statements: number): Promise<number> {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ['--import', 'tsx', join(ROOT, 'scripts/bench/storage-micro.ts'), '--statements', String(statements), '--concurrency', '10', '--json'],
-    { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 },
-  );
-  return (JSON.parse(stdout.trim().split('\n').at(-1) ?? 'null') as { cpuMicros: number }).cpuMicros;
+  const stdout = await runScript(ROOT, 'scripts/bench/storage-micro.ts', ['--statements', String(statements), '--concurrency', '10', '--json']);
+  return lastLineJson<{ cpuMicros: number }>(stdout).cpuMicros;
 }
 
 /**

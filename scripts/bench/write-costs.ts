@@ -36,6 +36,7 @@ import { receivedForm } from '../../src-server/xapi/received-statement';
 import { statementSignature } from '../../src-server/xapi/statement-signature';
 import type { Statement } from '../../src-server/xapi/statement-schema';
 import { validateStatement } from '../../src-server/xapi/validate-statements';
+import { loadDatabaseSync } from './node-sqlite';
 import { statementGenerator } from './statements';
 import { PUBLIC_URL, benchStoreAndKey, openWriteContext } from './write-context';
 
@@ -195,13 +196,8 @@ async function nativeSqlite(): Promise<(() => FloorEngine) | null> {
     prepare(sql: string): { run(...params: Array<string | number | Uint8Array | null>): unknown };
     close(): void;
   };
-  let DatabaseSync: new (location: string) => NativeDatabase;
-  try {
-    // Loaded by name at run time: the service never depends on it, and older Nodes lack it.
-    ({ DatabaseSync } = (await import('node:' + 'sqlite')) as { DatabaseSync: new (location: string) => NativeDatabase });
-  } catch {
-    return null;
-  }
+  const DatabaseSync = await loadDatabaseSync<new (location: string) => NativeDatabase>();
+  if (!DatabaseSync) return null;
   return () => {
     const db = new DatabaseSync(':memory:');
     const statements = new Map<string, ReturnType<NativeDatabase['prepare']>>();
