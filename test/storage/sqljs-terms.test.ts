@@ -76,4 +76,22 @@ describe('index terms in sql.js', () => {
     ]);
     await storage.close();
   });
+
+  it('finds a stored term after a restart, right after creating a new one (the insert that found it counts no row)', async () => {
+    const dir = await tempDir();
+    let storage = await openIn(dir);
+    const store = await withStore(storage);
+    const first = makeStatement({ actor: ALICE });
+    await storage.insertStatements(store.id, [first]);
+    await storage.close();
+    // A new process knows no term ids: BOB's is made, then ALICE's is found among the stored ones.
+    storage = await openIn(dir);
+    const bob = makeStatement({ actor: BOB });
+    const alice = makeStatement({ actor: ALICE });
+    await storage.insertStatements(store.id, [bob, alice]);
+    const found = async (agent: string) => (await storage.queryStatements(store.id, { agent, limit: 10 })).statements.map((row) => row.statementId).sort();
+    expect(await found(ALICE)).toEqual([first.statementId, alice.statementId].sort());
+    expect(await found(BOB)).toEqual([bob.statementId]);
+    await storage.close();
+  });
 });

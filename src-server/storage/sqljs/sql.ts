@@ -49,6 +49,12 @@ export class Sql {
     }
   }
 
+  /** `run`, answering how many rows the statement inserted, changed or deleted (sqlite3_changes). */
+  runCounted(sql: string, params: SqlValue[] = []): number {
+    this.run(sql, params);
+    return this.db.getRowsModified();
+  }
+
   all(sql: string, params: SqlValue[] = []): Row[] {
     const stmt = this.prepared(sql);
     const rows: Row[] = [];
