@@ -62,9 +62,12 @@ const CHAIN_DEPTH = 8;
 /** How many positions of a match are added to the hash chains (the encoder's choice: decoding does not depend on it). */
 const INSERTED_PER_MATCH = 2;
 
-function hashAt(bytes: Uint8Array, at: number): number {
-  const word = bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
-  return Math.imul(word, 2654435761) >>> (32 - HASH_BITS);
+/**
+ * The hash of the 4 bytes at `at` (little-endian). Read through a DataView: one load where four
+ * byte loads and shifts cost a sixth of the encoding.
+ */
+function hashAt(bytes: DataView, at: number): number {
+  return Math.imul(bytes.getUint32(at, true), 2654435761) >>> (32 - HASH_BITS);
 }
 
 /**
@@ -74,8 +77,9 @@ function hashAt(bytes: Uint8Array, at: number): number {
 function dictionaryChains(dictionary: Uint8Array): { head: Int32Array; prev: Int32Array } {
   const head = new Int32Array(1 << HASH_BITS).fill(-1);
   const prev = new Int32Array(dictionary.length);
+  const view = new DataView(dictionary.buffer, dictionary.byteOffset, dictionary.byteLength);
   for (let at = 0; at + MIN_MATCH <= dictionary.length; at++) {
-    const h = hashAt(dictionary, at);
+    const h = hashAt(view, at);
     prev[at] = head[h]!;
     head[h] = at;
   }
@@ -92,6 +96,8 @@ export class StatementEncoder {
   private readonly head = new Int32Array(1 << HASH_BITS);
   /** The dictionary, then the text; positions index it. */
   private window = new Uint8Array(0);
+  /** The window's bytes read 4 at a time (hashAt, the comparison of a match). */
+  private view = new DataView(new ArrayBuffer(0));
   private prev = new Int32Array(0);
   private out = Buffer.alloc(0);
 
@@ -103,12 +109,12 @@ export class StatementEncoder {
     const dictLength = DICTIONARY_V1.length + context.length;
     const end = dictLength + text.length;
     this.reserve(end, text.length);
-    const { head, prev, window, out } = this;
+    const { head, prev, window, view, out } = this;
     window.set(context, DICTIONARY_V1.length);
     window.set(text, dictLength);
     head.set(CHAINS_V1.head);
     for (let at = DICTIONARY_V1.length; at < dictLength && at + MIN_MATCH <= end; at++) {
-      const h = hashAt(window, at);
+      const h = hashAt(view, at);
       prev[at] = head[h]!;
       head[h] = at;
     }
@@ -127,10 +133,12 @@ export class StatementEncoder {
       let bestLength = 0;
       let bestFrom = 0;
       const limit = Math.min(MAX_MATCH, end - at);
-      let candidate = head[hashAt(window, at)]!;
+      let candidate = head[hashAt(view, at)]!;
       for (let tries = 0; candidate >= 0 && tries < CHAIN_DEPTH && at - candidate <= MAX_DISTANCE; tries++) {
         if (window[candidate + bestLength] === window[at + bestLength]) {
           let length = 0;
+          // 4 bytes a step, then the last few one by one: matches run 16 bytes on average.
+          while (length + 4 <= limit && view.getUint32(candidate + length) === view.getUint32(at + length)) length += 4;
           while (length < limit && window[candidate + length] === window[at + length]) length++;
           if (length > bestLength) {
             bestLength = length;
@@ -141,7 +149,7 @@ export class StatementEncoder {
         candidate = prev[candidate]!;
       }
       if (bestLength < MIN_MATCH) {
-        const h = hashAt(window, at);
+        const h = hashAt(view, at);
         prev[at] = head[h]!;
         head[h] = at;
         at++;
@@ -156,7 +164,7 @@ export class StatementEncoder {
       // Only the first positions of a match go into the hash chains: inserting all of them cost a
       // third of the encoding for 1% of the size (shorter chains are also quicker to search).
       for (const stopInsert = Math.min(next, at + INSERTED_PER_MATCH); at < stopInsert && at + MIN_MATCH <= end; at++) {
-        const h = hashAt(window, at);
+        const h = hashAt(view, at);
         prev[at] = head[h]!;
         head[h] = at;
       }
@@ -185,6 +193,7 @@ export class StatementEncoder {
     if (this.window.length < windowLength) {
       const size = Math.max(windowLength, DICTIONARY_V1.length + 4096, this.window.length * 2);
       this.window = new Uint8Array(size);
+      this.view = new DataView(this.window.buffer, this.window.byteOffset, this.window.byteLength);
       this.window.set(DICTIONARY_V1);
       this.prev = new Int32Array(size);
       this.prev.set(CHAINS_V1.prev);
