@@ -99,13 +99,40 @@ const upsertTop = (table: string) => `INSERT INTO ${table} (store_num, kind, per
 const UPSERT_TOP_HOUR = upsertTop('ingestion_top_hours');
 const UPSERT_TOP_DAY = upsertTop('ingestion_top_days');
 
-/** Counts per key, summed until they are written: one upsert per distinct key. */
-class Tally<T extends unknown[]> {
-  readonly entries = new Map<string, { item: T; count: number }>();
-  add(key: string, item: T): void {
-    const seen = this.entries.get(key);
-    if (seen) seen.count++;
-    else this.entries.set(key, { item, count: 1 });
+/**
+ * Counts per (Store, kind, period, value), summed until they are written: one upsert per distinct
+ * key. Nested maps rather than one map keyed by the four joined: the value comes straight from the
+ * statement, and a joined key would be a new string to build and hash twice a statement (hour and
+ * day), where the value's own hash is computed once and kept.
+ */
+class TopTally {
+  private readonly counts = new Map<number, Map<TopKind, Map<number, Map<string, number>>>>();
+  size = 0;
+
+  add(storeNum: number, kind: TopKind, period: number, value: string): void {
+    let byKind = this.counts.get(storeNum);
+    if (!byKind) this.counts.set(storeNum, (byKind = new Map()));
+    let byPeriod = byKind.get(kind);
+    if (!byPeriod) byKind.set(kind, (byPeriod = new Map()));
+    let byValue = byPeriod.get(period);
+    if (!byValue) byPeriod.set(period, (byValue = new Map()));
+    const count = byValue.get(value);
+    if (count === undefined) this.size++;
+    byValue.set(value, (count ?? 0) + 1);
+  }
+
+  /** Each key with its count, as the upsert's parameters. */
+  *rows(): Generator<[number, TopKind, number, string, number]> {
+    for (const [storeNum, byKind] of this.counts) {
+      for (const [kind, byPeriod] of byKind) {
+        for (const [period, byValue] of byPeriod) for (const [value, count] of byValue) yield [storeNum, kind, period, value, count];
+      }
+    }
+  }
+
+  clear(): void {
+    this.counts.clear();
+    this.size = 0;
   }
 }
 
@@ -115,11 +142,11 @@ const PENDING_LIMIT = 5_000;
 /** Counts applied (statements, rejections) and not yet written to the ingestion tables. */
 export class PendingIngestion {
   private readonly minutes = new Map<string, { storeNum: number; minute: number; accepted: number; voided: number; rejected: number }>();
-  private readonly hours = new Tally<[number, TopKind, number, string]>();
-  private readonly days = new Tally<[number, TopKind, number, string]>();
+  private readonly hours = new TopTally();
+  private readonly days = new TopTally();
 
   get size(): number {
-    return this.minutes.size + this.hours.entries.size + this.days.entries.size;
+    return this.minutes.size + this.hours.size + this.days.size;
   }
 
   get full(): boolean {
@@ -147,14 +174,14 @@ export class PendingIngestion {
   /** Writes every waiting count. The caller runs it in a transaction; on a throw nothing is forgotten. */
   writeTo(sql: Sql): void {
     for (const m of this.minutes.values()) sql.run(UPSERT_MINUTE, [m.storeNum, m.minute, m.accepted, m.voided, m.rejected]);
-    for (const { item, count } of this.hours.entries.values()) sql.run(UPSERT_TOP_HOUR, [...item, count]);
-    for (const { item, count } of this.days.entries.values()) sql.run(UPSERT_TOP_DAY, [...item, count]);
+    for (const row of this.hours.rows()) sql.run(UPSERT_TOP_HOUR, row);
+    for (const row of this.days.rows()) sql.run(UPSERT_TOP_DAY, row);
   }
 
   clear(): void {
     this.minutes.clear();
-    this.hours.entries.clear();
-    this.days.entries.clear();
+    this.hours.clear();
+    this.days.clear();
   }
 
   private minuteOf(storeNum: number, minute: number) {
@@ -170,8 +197,8 @@ export class PendingIngestion {
   private addTop(storeNum: number, kind: TopKind, ms: number, value: string): void {
     const hour = Math.floor(ms / HOUR_MS);
     const day = Math.floor(ms / DAY_MS);
-    this.hours.add(`${storeNum}\u0000${kind}\u0000${hour}\u0000${value}`, [storeNum, kind, hour, value]);
-    this.days.add(`${storeNum}\u0000${kind}\u0000${day}\u0000${value}`, [storeNum, kind, day, value]);
+    this.hours.add(storeNum, kind, hour, value);
+    this.days.add(storeNum, kind, day, value);
   }
 }
 
