@@ -169,7 +169,8 @@ async function engineFloors(): Promise<{ sqljs: Floor; native: Floor | null; pos
           if (!withPostings) continue;
           const rows = postings[i]!;
           const values = rows.map(() => '(?, ?, ?)').join(', ');
-          engine.run(`INSERT INTO term_postings (term, seq, is_primary) VALUES ${values}`, rows.flatMap(([term, primary]) => [term, seq, primary]));
+          // OR IGNORE as the storage writes them (sqljs/terms.ts): no statement journal.
+          engine.run(`INSERT OR IGNORE INTO term_postings (term, seq, is_primary) VALUES ${values}`, rows.flatMap(([term, primary]) => [term, seq, primary]));
         }
         engine.exec('COMMIT');
       }
