@@ -16,10 +16,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { runLoad, type LoadResult } from './load';
+import { runLoad } from './load';
 import { median } from './median';
-import { createStore } from './postgres';
-import { postmasterPid, serverCpuMicros } from './postgres-cpu';
+import { createStore, measure, withDatabase, type Measured } from './postgres';
+import { postmasterPid } from './postgres-cpu';
 import { startServiceProcess, type Child } from './processes';
 import { preload } from './read-store';
 import { scenarios, type Scenario } from './scenarios';
@@ -38,95 +38,75 @@ if (!args['database-url']) throw new Error('--database-url is required');
 const serverUrl = args['database-url'];
 const rounds = Number(args.rounds);
 const seconds = Number(args.seconds);
-
-async function onServer(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+const wanted = args.scenario.split(',');
 
 interface Side {
-  name: string;
   service: Child;
   chosen: Scenario[];
+  /** PostgreSQL's server process, whose CPU is counted with this side's (null: sql.js, or a server elsewhere). */
+  postmaster: number | null;
 }
 
-interface Measured {
-  result: LoadResult;
-  /** PostgreSQL's CPU per request, µs (null when its server is not on this machine). */
-  postgresMicros: number | null;
-}
-
-async function measure(side: Side, scenario: Scenario, postmaster: number | null): Promise<Measured> {
-  const before = postmaster === null ? 0 : serverCpuMicros(postmaster);
-  const result = await runLoad({
-    baseUrl: side.service.url,
-    connections: scenario.connections,
-    seconds,
-    next: scenario.next,
-    statementsPerRequest: scenario.statementsPerRequest,
-    serverPid: side.service.child.pid,
-  });
-  const requests = result.requestsPerSec * seconds;
-  return { result, postgresMicros: postmaster === null || requests === 0 ? null : (serverCpuMicros(postmaster) - before) / requests };
-}
-
-const micros = (value: number | null | undefined) => (value === null || value === undefined ? '-' : value.toFixed(0));
-
-const database = `lore_rounds_${Date.now()}`;
-const url = new URL(serverUrl);
-url.pathname = `/${database}`;
-const dirs = [mkdtempSync(join(tmpdir(), 'lore-rounds-sqljs-')), mkdtempSync(join(tmpdir(), 'lore-rounds-pg-'))];
-await onServer(`CREATE DATABASE ${database}`);
-const sides: Side[] = [];
-try {
-  const postmaster = await postmasterPid(serverUrl);
-  const wanted = args.scenario.split(',');
-  for (const [name, env] of [
-    ['sql.js', {}],
-    ['PostgreSQL', { LRS_DATABASE_URL: url.toString() }],
-  ] as const) {
-    const service = await startServiceProcess({ dataDir: dirs[sides.length]!, env });
-    sides.push({ name, service, chosen: [] });
+/** A service on a fresh data directory with `env`, the same statements preloaded, and the wanted scenarios against it. */
+async function startSide(dataDir: string, env: Record<string, string>, postmaster: number | null): Promise<Side> {
+  const service = await startServiceProcess({ dataDir, env });
+  try {
     const ctx = await createStore(service.url);
     await preload([service.url], ctx, Number(args.preload), 1);
-    sides.at(-1)!.chosen = wanted.map((scenario) => {
-      const found = scenarios(ctx, 2).find((s) => s.name === scenario);
-      if (!found) throw new Error(`no scenario ${scenario}`);
+    const chosen = wanted.map((name) => {
+      const found = scenarios(ctx, 2).find((s) => s.name === name);
+      if (!found) throw new Error(`no scenario ${name}`);
       return found;
     });
+    return { service, chosen, postmaster };
+  } catch (err) {
+    await service.stop();
+    throw err;
   }
-  // The preload's tables analysed now, not by autovacuum during a measured round.
-  const client = new pg.Client({ connectionString: url.toString() });
-  await client.connect();
-  await client.query('VACUUM ANALYZE').finally(() => client.end());
+}
 
-  const [sqljs, postgres] = sides as [Side, Side];
+const micros = (value: number | null) => (value === null ? '-' : value.toFixed(0));
+
+async function compare(sqljs: Side, postgres: Side): Promise<void> {
   for (const [index, name] of wanted.entries()) {
     const ratios: number[] = [];
-    for (const side of sides) await runLoad({ baseUrl: side.service.url, connections: 10, seconds: 1, next: side.chosen[index]!.next });
+    for (const side of [sqljs, postgres]) await runLoad({ baseUrl: side.service.url, connections: 10, seconds: 1, next: side.chosen[index]!.next });
     for (let round = 0; round < rounds; round++) {
       // Alternate which goes first: a machine speeding up or slowing down favours neither.
       const order = round % 2 === 0 ? [sqljs, postgres] : [postgres, sqljs];
       const measured = new Map<Side, Measured>();
-      for (const side of order) measured.set(side, await measure(side, side.chosen[index]!, side === postgres ? postmaster : null));
+      for (const side of order) measured.set(side, await measure([side.service], side.chosen[index]!, seconds, side.postmaster));
       const s = measured.get(sqljs)!;
       const p = measured.get(postgres)!;
-      const ratio = p.result.requestsPerSec / s.result.requestsPerSec;
+      const ratio = p.requestsPerSec / s.requestsPerSec;
       ratios.push(ratio);
       console.log(
-        `${name} round ${round + 1}: sql.js ${s.result.requestsPerSec.toFixed(0)} req/s (${micros(s.result.serverCpuMicrosPerRequest)} µs a request), ` +
-          `PostgreSQL ${p.result.requestsPerSec.toFixed(0)} req/s (service ${micros(p.result.serverCpuMicrosPerRequest)} µs, PostgreSQL ${micros(p.postgresMicros)} µs): ${ratio.toFixed(2)}×`,
+        `${name} round ${round + 1}: sql.js ${s.requestsPerSec.toFixed(0)} req/s (${micros(s.nodeMicrosPerRequest)} µs a request), ` +
+          `PostgreSQL ${p.requestsPerSec.toFixed(0)} req/s (service ${micros(p.nodeMicrosPerRequest)} µs, PostgreSQL ${micros(p.postgresMicrosPerRequest)} µs): ${ratio.toFixed(2)}×`,
       );
     }
     console.log(`${name}: PostgreSQL ÷ sql.js, median of ${rounds} rounds ${median(ratios).toFixed(2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}×)`);
   }
+}
+
+const postmaster = await postmasterPid(serverUrl);
+const dirs = [mkdtempSync(join(tmpdir(), 'lore-rounds-sqljs-')), mkdtempSync(join(tmpdir(), 'lore-rounds-pg-'))];
+const sides: Side[] = [];
+try {
+  await withDatabase(serverUrl, `lore_rounds_${Date.now().toString(36)}`, async (url) => {
+    try {
+      sides.push(await startSide(dirs[0]!, {}, null));
+      sides.push(await startSide(dirs[1]!, { LRS_DATABASE_URL: url }, postmaster));
+      // The preload's tables analysed now, not by autovacuum during a measured round.
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query('VACUUM ANALYZE').finally(() => client.end());
+      await compare(sides[0]!, sides[1]!);
+    } finally {
+      // Stopped before the database is dropped.
+      for (const side of sides) await side.service.stop();
+    }
+  });
 } finally {
-  for (const side of sides) await side.service.stop();
-  await onServer(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => {});
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }

@@ -53,7 +53,8 @@ interface Row {
 
 export const SLUG = 'bench';
 
-async function withDatabase<T>(serverUrl: string, name: string, work: (url: string) => Promise<T>): Promise<T> {
+/** A database `name` created on the server of `serverUrl` for `work` (given its URL), dropped after. */
+export async function withDatabase<T>(serverUrl: string, name: string, work: (url: string) => Promise<T>): Promise<T> {
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   try {
