@@ -7,8 +7,8 @@
  * request bodies are cycled (the HTTP load's batches cycle 20: their agents, Activities and names
  * are then known after the first round, and only the statements are new). Prints statements/s
  * and CPU per statement; the place to measure storage changes before running the whole
- * benchmark. --json prints the figures as one JSON object (the benchmark's
- * runner reads it: the single-POST target's budget beside what the write alone costs).
+ * benchmark. --json prints the figures as one JSON object (the benchmark's runner reads it: the
+ * single-POST target's budget beside what the write alone costs).
  */
 import { parseArgs } from 'node:util';
 import { recordStatements } from '../../src-server/lrs/statement-writes';
@@ -52,7 +52,7 @@ if (args.json) {
   console.log(JSON.stringify({ statements: total, concurrency, batch: batchSize, perSecond: total / seconds, cpuMicros: (cpu.user + cpu.system) / total }));
 } else {
   console.log(
-    `${total} statements, ${concurrency} in flight: ${(total / seconds).toFixed(0)} statements/s, ` +
+    `${total} statements, ${batchSize} a write, ${concurrency} in flight: ${(total / seconds).toFixed(0)} statements/s, ` +
       `${((cpu.user + cpu.system) / total).toFixed(0)} µs CPU each (user ${(cpu.user / total).toFixed(0)}, system ${(cpu.system / total).toFixed(0)})`,
   );
 }
