@@ -106,6 +106,7 @@ import { insertAuditRow, listAuditRows, pruneAuditRows } from './audit-log';
 import type { AuditPage, AuditQuery, AuditRow, StoredAuditEntry } from '../audit';
 import { insertStatementRows } from './statement-writes';
 import { StatementFastWrites } from './statement-fast-writes';
+import { StatementWriteGroups, type WriteGroupLimits } from './statement-write-groups';
 import { findAttachmentRows, findStatementRow, queryStatementRows } from './statement-reads';
 
 export interface PostgresStorageOptions extends PostgresPoolOptions {
@@ -119,6 +120,8 @@ export interface PostgresStorageOptions extends PostgresPoolOptions {
   missedRecordsIntervalMs?: number;
   /** Awaited just before each write's COMMIT: tests hold writes short of durable there. */
   beforeCommit?: () => Promise<void>;
+  /** How concurrent plain writes to one Store are gathered into one call (statement-write-groups.ts). */
+  writeGroups?: WriteGroupLimits;
   log?: (message: string) => void;
 }
 
@@ -162,6 +165,8 @@ export class PostgresStorage implements Storage {
   private readonly forwarders: PostgresForwarders;
   /** Plain inserts of statements in one round trip (statement-fast-writes.ts). */
   private readonly fastWrites: StatementFastWrites;
+  /** Concurrent plain writes to one Store, gathered into one call (statement-write-groups.ts). */
+  private readonly writeGroups: StatementWriteGroups;
 
   constructor(
     readonly db: PostgresDatabase,
@@ -175,6 +180,7 @@ export class PostgresStorage implements Storage {
     this.directory = new DirectoryCache(() => this.changes.listening);
     this.forwarders = new PostgresForwarders(db, (storeId) => this.read(storeId, null, async (num) => num));
     this.fastWrites = new StatementFastWrites(db, options.beforeCommit);
+    this.writeGroups = new StatementWriteGroups(this.fastWrites, options.writeGroups);
     this.missed = new MissedRecords(db, (change) => this.changes.tellHere(change), log);
     this.changes.onLost(() => this.directory.clear());
     this.changes.subscribe((change) => {
@@ -366,8 +372,10 @@ export class PostgresStorage implements Storage {
   async insertStatements(storeId: string, rows: StatementRow[]): Promise<InsertStatementsResult> {
     this.watermark.assertHeld();
     // New statements in one round trip (statement-fast-writes.ts); the rest, and any doubt, below.
+    // The first try may go with other requests' in one call (statement-write-groups.ts).
     for (let attempt = 1; attempt <= FAST_WRITE_ATTEMPTS; attempt++) {
-      const fast = await this.fastWrites.insert(storeId, rows, attempt > 1);
+      let fast = attempt === 1 ? await this.writeGroups.insert(storeId, rows) : await this.fastWrites.insert(storeId, rows, true);
+      if (fast === 'alone') fast = await this.fastWrites.insert(storeId, rows, false);
       if (fast === null) break;
       if (fast !== 'again') {
         this.announceRecords(storeId, fast.seqs, fast.voided);

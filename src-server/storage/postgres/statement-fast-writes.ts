@@ -23,6 +23,13 @@ import { KnownRows } from './known-rows';
 import { TIME_LEASE_BASE } from './record-seq';
 import { statementColumns } from './statement-writes';
 
+/** A fast write done: the request's answer, the seqs its statements took (in their order), the statements they voided. */
+export interface FastWritten {
+  result: InsertStatementsResult;
+  seqs: number[];
+  voided: string[];
+}
+
 type Outcome = { status: 'ok'; seqs: number[] } | { status: 'exists' | 'stale' | 'no_store'; seqs: null };
 
 interface Kept {
@@ -59,7 +66,7 @@ export class StatementFastWrites {
    * learner or Activity in two batches at once; try again, reading them) or null (the general path
    * must write them; a missing Store too: the general path reports it).
    */
-  async insert(storeId: string, rows: StatementRow[], readUnseen: boolean): Promise<{ result: InsertStatementsResult; seqs: number[]; voided: string[] } | 'again' | null> {
+  async insert(storeId: string, rows: StatementRow[], readUnseen: boolean): Promise<FastWritten | 'again' | null> {
     if (rows.length === 0 || rows.some((row) => row.attachments?.length)) return null;
     if (new Set(rows.map((row) => row.statementId)).size !== rows.length) return null;
 
