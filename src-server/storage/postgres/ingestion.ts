@@ -81,9 +81,11 @@ async function appendMinutes(tx: Tx, storeNum: number, rows: Array<{ minute: num
 }
 
 /**
- * Folds the rows of each key older than the current minute (minutes) or hour (top lists) into one.
- * One process at a time (a transaction-scoped advisory lock; the others skip); writers are not
- * held: they only append.
+ * Folds the rows of each key into one: minutes older than the current one, and every hour and day
+ * of the top lists, the current ones included — under steady writes a call appends ~20 top-list
+ * rows, so the current day's would otherwise grow by millions until it ends, each report summing
+ * them. One process at a time (a transaction-scoped advisory lock; the others skip); writers are
+ * not held: they only append, and a row appended during the fold is left for the next one.
  */
 export async function foldIngestionRows(db: PostgresDatabase, nowMs = Date.now()): Promise<void> {
   await db.transaction(async (tx) => {
@@ -100,14 +102,11 @@ export async function foldIngestionRows(db: PostgresDatabase, nowMs = Date.now()
     );
     await tx.query(
       `WITH gone AS (
-         DELETE FROM ingestion_top WHERE (unit = 'h' AND period < $1 OR unit = 'd' AND period < $2)
-           AND (store_num, unit, kind, period, value) IN (
-             SELECT store_num, unit, kind, period, value FROM ingestion_top
-              WHERE unit = 'h' AND period < $1 OR unit = 'd' AND period < $2 GROUP BY 1, 2, 3, 4, 5 HAVING count(*) > 1)
+         DELETE FROM ingestion_top WHERE (store_num, unit, kind, period, value) IN (
+           SELECT store_num, unit, kind, period, value FROM ingestion_top GROUP BY 1, 2, 3, 4, 5 HAVING count(*) > 1)
          RETURNING *)
        INSERT INTO ingestion_top (store_num, unit, kind, period, value, count)
        SELECT store_num, unit, kind, period, value, sum(count) FROM gone GROUP BY 1, 2, 3, 4, 5`,
-      [Math.floor(nowMs / HOUR_MS), Math.floor(nowMs / DAY_MS)],
     );
   });
 }
