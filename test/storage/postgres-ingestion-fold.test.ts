@@ -1,8 +1,8 @@
 /**
  * The console's counts on PostgreSQL (storage/postgres/ingestion.ts): each write appends rows, and
  * the fold replaces each key's rows by one — the current hour's and day's top lists included, so
- * steady writes do not pile up rows until the day ends — and the report reads the same before and
- * after.
+ * steady writes do not pile up rows until the day ends; older periods only when it looks at every
+ * period — and the report reads the same before and after.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { foldIngestionRows } from '../../src-server/storage/postgres/ingestion';
@@ -47,11 +47,11 @@ describe('console counts on PostgreSQL', () => {
     expect(before.totals.accepted).toBe(12);
     expect(await topRows(storage)).toBe(48); // each write: its verb and its Activity, by hour and by day
 
-    await foldIngestionRows(storage.db);
+    await foldIngestionRows(storage.db, 'recent');
     // Two verbs and one Activity, by hour and by day.
     expect(await topRows(storage)).toBe(6);
     expect(await report()).toEqual(before);
-    await foldIngestionRows(storage.db);
+    await foldIngestionRows(storage.db, 'recent');
     expect(await topRows(storage)).toBe(6);
   });
 
@@ -61,9 +61,9 @@ describe('console counts on PostgreSQL', () => {
     await storage.insertStore(store);
     const secondsNow = Math.floor((Date.now() - BASE_TIME) / 1000);
     const writes = Array.from({ length: 40 }, () => storage.insertStatements(store.id, [makeStatement({ storedAt: secondsNow })]));
-    const folds = Array.from({ length: 4 }, (_, i) => new Promise((resolve) => setTimeout(resolve, i * 5)).then(() => foldIngestionRows(storage.db)));
+    const folds = Array.from({ length: 4 }, (_, i) => new Promise((resolve) => setTimeout(resolve, i * 5)).then(() => foldIngestionRows(storage.db, 'recent')));
     await Promise.all([...writes, ...folds]);
-    await foldIngestionRows(storage.db);
+    await foldIngestionRows(storage.db, 'recent');
     const hourStart = Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
     const stats = await storage.ingestionReport({ storeId: store.id, bucket: 'hour', since: new Date(hourStart - HOUR_MS).toISOString(), until: new Date(hourStart + HOUR_MS).toISOString(), top: 10 });
     expect(stats.totals.accepted).toBe(40);
@@ -71,4 +71,23 @@ describe('console counts on PostgreSQL', () => {
     expect(stats.topActivities.map((a) => a.count)).toEqual([40]);
     expect(await topRows(storage)).toBe(4);
   });
+
+  it('leaves older periods to the fold of every period, which folds them and keeps their counts', async () => {
+    const storage = await open();
+    const store = makeStore();
+    await storage.insertStore(store);
+    // Three writes stored long before the recent periods (an hour and a minute of their own).
+    for (let i = 0; i < 3; i++) await storage.insertStatements(store.id, [makeStatement({ storedAt: 10 })]);
+    const minuteRows = async () => Number((await storage.db.query<{ n: number }>('SELECT count(*)::int AS n FROM ingestion_minutes'))[0]!.n);
+    const report = () => storage.ingestionReport({ storeId: store.id, bucket: 'day', since: new Date(BASE_TIME - 86_400_000).toISOString(), until: new Date(BASE_TIME + 86_400_000).toISOString(), top: 10 });
+    const before = await report();
+    expect(before.totals.accepted).toBe(3);
+
+    await foldIngestionRows(storage.db, 'recent');
+    expect([await topRows(storage), await minuteRows()]).toEqual([12, 3]);
+    await foldIngestionRows(storage.db, 'all');
+    expect([await topRows(storage), await minuteRows()]).toEqual([4, 1]);
+    expect(await report()).toEqual(before);
+  });
 });
+

@@ -17,6 +17,7 @@ const DAY_MS = 86_400_000;
 const BUCKET_MINUTES = { minute: 1, hour: 60, day: 1440 } as const;
 
 type TopKind = 'verb' | 'activity';
+const TOP_KINDS: readonly TopKind[] = ['verb', 'activity'];
 
 /** The counts a write of accepted statements appends: per minute, and per hour and day by verb and Activity. */
 export interface StatementCounts {
@@ -81,32 +82,47 @@ async function appendMinutes(tx: Tx, storeNum: number, rows: Array<{ minute: num
 }
 
 /**
+ * What a fold looks at: `recent` — the last hour of minutes and the current and previous hour and
+ * day of the top lists, where the writes append (their times are the LRS's own clock), read by
+ * index; `all` — every period, for anything appended elsewhere, reading the whole tables.
+ */
+export type FoldScope = 'recent' | 'all';
+
+/**
  * Folds the rows of each key into one: minutes older than the current one, and every hour and day
  * of the top lists, the current ones included — under steady writes a call appends ~20 top-list
  * rows, so the current day's would otherwise grow by millions until it ends, each report summing
  * them. One process at a time (a transaction-scoped advisory lock; the others skip); writers are
  * not held: they only append, and a row appended during the fold is left for the next one.
  */
-export async function foldIngestionRows(db: PostgresDatabase, nowMs = Date.now()): Promise<void> {
+export async function foldIngestionRows(db: PostgresDatabase, scope: FoldScope, nowMs = Date.now()): Promise<void> {
+  const minute = Math.floor(nowMs / MINUTE_MS);
+  // From the start of time, or the recent periods only: index ranges on (minute) and on (unit, kind, period).
+  const fromMinute = scope === 'recent' ? minute - 60 : 0;
+  const fromHour = scope === 'recent' ? Math.floor(nowMs / HOUR_MS) - 1 : 0;
+  const fromDay = scope === 'recent' ? Math.floor(nowMs / DAY_MS) - 1 : 0;
+  const minutes = 'minute >= $1 AND minute < $2';
+  const top = `(unit = 'h' AND kind = ANY ($3::text[]) AND period >= $1 OR unit = 'd' AND kind = ANY ($3::text[]) AND period >= $2)`;
   await db.transaction(async (tx) => {
     const { rows } = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1, $2) AS locked', [0x4c6f7265, 2]);
     if (!rows[0]?.locked) return;
     await tx.query(
       `WITH gone AS (
-         DELETE FROM ingestion_minutes WHERE minute < $1
-           AND (store_num, minute) IN (SELECT store_num, minute FROM ingestion_minutes WHERE minute < $1 GROUP BY 1, 2 HAVING count(*) > 1)
+         DELETE FROM ingestion_minutes WHERE ${minutes}
+           AND (store_num, minute) IN (SELECT store_num, minute FROM ingestion_minutes WHERE ${minutes} GROUP BY 1, 2 HAVING count(*) > 1)
          RETURNING *)
        INSERT INTO ingestion_minutes (store_num, minute, accepted, voided, rejected)
        SELECT store_num, minute, sum(accepted), sum(voided), sum(rejected) FROM gone GROUP BY store_num, minute`,
-      [Math.floor(nowMs / MINUTE_MS)],
+      [fromMinute, minute],
     );
     await tx.query(
       `WITH gone AS (
-         DELETE FROM ingestion_top WHERE (store_num, unit, kind, period, value) IN (
-           SELECT store_num, unit, kind, period, value FROM ingestion_top GROUP BY 1, 2, 3, 4, 5 HAVING count(*) > 1)
+         DELETE FROM ingestion_top WHERE ${top} AND (store_num, unit, kind, period, value) IN (
+           SELECT store_num, unit, kind, period, value FROM ingestion_top WHERE ${top} GROUP BY 1, 2, 3, 4, 5 HAVING count(*) > 1)
          RETURNING *)
        INSERT INTO ingestion_top (store_num, unit, kind, period, value, count)
        SELECT store_num, unit, kind, period, value, sum(count) FROM gone GROUP BY 1, 2, 3, 4, 5`,
+      [fromHour, fromDay, TOP_KINDS],
     );
   });
 }

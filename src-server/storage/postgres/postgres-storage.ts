@@ -125,6 +125,9 @@ export interface PostgresStorageOptions extends PostgresPoolOptions {
   log?: (message: string) => void;
 }
 
+/** One fold in this many looks at every period of the console's counts; the others at the recent ones (ingestion.ts). */
+const FOLD_ALL_EVERY = 60;
+
 /** How often a plain insert of statements is tried in one round trip before the general path takes it. */
 const FAST_WRITE_ATTEMPTS = 3;
 
@@ -194,7 +197,9 @@ export class PostgresStorage implements Storage {
     };
     every(options.touchFlushIntervalMs ?? 5_000, () => this.flushTouches(), 'could not record when API keys were last used');
     every(options.missedRecordsIntervalMs ?? 1_000, () => this.missed.look(), 'could not look for records not announced');
-    every(options.foldIntervalMs ?? 60_000, () => foldIngestionRows(this.db), 'could not fold the ingestion statistics');
+    // The recent periods at each interval (by index); every period at the first and each sixtieth.
+    let folds = 0;
+    every(options.foldIntervalMs ?? 60_000, () => foldIngestionRows(this.db, folds++ % FOLD_ALL_EVERY === 0 ? 'all' : 'recent'), 'could not fold the ingestion statistics');
     if (options.rejectionRetention) {
       // Soon after open, then periodically, as on sql.js.
       const first = setTimeout(() => void this.pruneLogs().catch((err: unknown) => log(`could not prune the rejected log and the refusals: ${String(err)}`)), 5_000);
