@@ -30,6 +30,14 @@ export interface FastWritten {
   voided: string[];
 }
 
+/** The ids `rows` void, in their order. */
+const voidedBy = (rows: StatementRow[]): string[] => rows.flatMap((row) => (row.voidsStatementId === null ? [] : [row.voidsStatementId]));
+
+/** A plain insert of `rows` done, their statements having taken `seqs`: every one inserted, none unchanged. */
+export function plainInsertWritten(rows: StatementRow[], seqs: number[]): FastWritten {
+  return { result: { ok: true, inserted: rows.map((row) => row.statementId), unchanged: [] }, seqs, voided: voidedBy(rows) };
+}
+
 type Outcome = { status: 'ok'; seqs: number[] } | { status: 'exists' | 'stale' | 'no_store'; seqs: null };
 
 interface Kept {
@@ -123,7 +131,7 @@ export class StatementFastWrites {
     const termIndex = new Map(terms.map((t, i) => [`${t.kind}\u0000${t.value}`, i + 1]));
 
     const counts = statementCounts(rows);
-    const voided = rows.flatMap((row) => (row.voidsStatementId === null ? [] : [row.voidsStatementId]));
+    const voided = voidedBy(rows);
     const values = [
         storeId,
         TIME_LEASE_BASE + Math.min(...rows.map((row) => Date.parse(row.stored))),
@@ -176,7 +184,7 @@ export class StatementFastWrites {
     }
     for (const [id, { json }] of newActivities) this.known.set(KnownRows.activityKey(storeId, id), json);
     for (const n of newNames) this.known.set(KnownRows.nameKey(storeId, n.kind, n.value), nameValue(n.name, n.search));
-    return { result: { ok: true, inserted: rows.map((row) => row.statementId), unchanged: [] }, seqs: outcome.seqs.map(Number), voided };
+    return plainInsertWritten(rows, outcome.seqs.map(Number));
   }
 
   /** After a write by the general path: what it may have changed is read again next time. */

@@ -17,7 +17,7 @@
  * are under way goes at once, without waiting.
  */
 import type { StatementRow } from '../storage';
-import type { FastWritten, StatementFastWrites } from './statement-fast-writes';
+import { plainInsertWritten, type StatementFastWrites } from './statement-fast-writes';
 
 export interface WriteGroupLimits {
   /** Writes of one Store under way at once; past it, requests wait and go together (default 1). */
@@ -102,33 +102,16 @@ export class StatementWriteGroups {
       await this.fastWrites.insert(storeId, only.rows, false).then(only.answer, only.fail);
       return;
     }
-    let written: GroupedOutcome;
-    try {
-      written = await this.fastWrites.insert(
-        storeId,
-        group.flatMap((request) => request.rows),
-        false,
-      );
-    } catch {
-      written = 'alone';
-    }
-    if (written === null || written === 'again' || written === 'alone') {
+    // Refused or failed, the group wrote nothing: each request then goes by itself.
+    const written = await this.fastWrites.insert(storeId, group.flatMap((request) => request.rows), false).catch(() => null);
+    if (written === null || written === 'again') {
       for (const request of group) request.answer('alone');
       return;
     }
     let offset = 0;
     for (const request of group) {
-      request.answer(requestShare(written, request.rows, offset));
+      request.answer(plainInsertWritten(request.rows, written.seqs.slice(offset, offset + request.rows.length)));
       offset += request.rows.length;
     }
   }
-}
-
-/** One request's part of a group's write: its statements, their seqs, what they voided. */
-function requestShare(written: FastWritten, rows: StatementRow[], offset: number): FastWritten {
-  return {
-    result: { ok: true, inserted: rows.map((row) => row.statementId), unchanged: [] },
-    seqs: written.seqs.slice(offset, offset + rows.length),
-    voided: rows.flatMap((row) => (row.voidsStatementId === null ? [] : [row.voidsStatementId])),
-  };
 }
