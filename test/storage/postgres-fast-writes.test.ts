@@ -4,27 +4,17 @@
  * Explorer names is only a hint, checked by the database, so another process's change is never
  * lost or overwritten with a stale value; and a write through it answers as the general path does.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { openPostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
+import { describe, expect, it } from 'vitest';
 import type { PostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
-import { createTestDatabase } from '../postgres/test-database';
+import { postgresPerTest } from '../postgres/per-test';
 import type { TestDatabase } from '../postgres/test-database';
 import { ALICE, COURSE, makeStatement, makeStore } from './rows';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const postgres = postgresPerTest();
 
 async function twoProcesses(): Promise<{ db: TestDatabase; a: PostgresStorage; b: PostgresStorage }> {
-  const db = await createTestDatabase();
-  cleanups.push(db.drop);
-  const open = async () => {
-    const storage = await openPostgresStorage({ url: db.url, poolSize: 4 });
-    cleanups.push(() => storage.close());
-    return storage;
-  };
-  return { db, a: await open(), b: await open() };
+  const db = await postgres.database();
+  return { db, a: await postgres.open(db, { poolSize: 4 }), b: await postgres.open(db, { poolSize: 4 }) };
 }
 
 const learnerName = async (storage: PostgresStorage, storeId: string) =>

@@ -2,25 +2,13 @@
  * PostgreSQL storage under pressure: an exhausted pool and a statement past its timeout are
  * StorageUnavailableError (503 with Retry-After), within the bounds configured, never a hang.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { openPostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
-import type { PostgresStorage, PostgresStorageOptions } from '../../src-server/storage/postgres/postgres-storage';
+import { describe, expect, it } from 'vitest';
 import { StorageUnavailableError } from '../../src-server/storage/storage';
-import { createTestDatabase } from '../postgres/test-database';
+import { postgresPerTest } from '../postgres/per-test';
 import { makeStatement, makeStore } from './rows';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function open(options: Partial<PostgresStorageOptions>): Promise<PostgresStorage> {
-  const db = await createTestDatabase();
-  cleanups.push(db.drop);
-  const storage = await openPostgresStorage({ url: db.url, ...options });
-  cleanups.push(() => storage.close());
-  return storage;
-}
+const postgres = postgresPerTest();
+const open = postgres.openFresh;
 
 describe('PostgreSQL storage under pressure', () => {
   it('answers unavailable when no connection frees up in time, and works again once one does', async () => {

@@ -4,31 +4,24 @@
  * two workers running; a process that died without giving the lease up holds it only until it
  * runs out.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ForwardingWorker } from '../../src-server/admin/forwarding-worker';
 import { newForwarderRecord, type ForwarderRecord } from '../../src-server/storage/forwarders';
-import { openPostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
 import type { PostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
-import { createTestDatabase } from '../postgres/test-database';
+import { postgresPerTest } from '../postgres/per-test';
 import { TestReceiver, waitFor } from '../forwarding/receiver';
 import { makeStatement, makeStore } from './rows';
 
 const SECRET = 'webhook-secret-0123456789';
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const postgres = postgresPerTest();
 
 async function setUp(): Promise<{ a: PostgresStorage; b: PostgresStorage; receiver: TestReceiver; forwarder: ForwarderRecord }> {
-  const db = await createTestDatabase({ migrated: true });
-  cleanups.push(db.drop);
-  const a = await openPostgresStorage({ url: db.url, poolSize: 4 });
-  cleanups.push(() => a.close());
-  const b = await openPostgresStorage({ url: db.url, poolSize: 4 });
-  cleanups.push(() => b.close());
+  const db = await postgres.database({ migrated: true });
+  const a = await postgres.open(db, { poolSize: 4 });
+  const b = await postgres.open(db, { poolSize: 4 });
   const receiver = new TestReceiver(SECRET);
   await receiver.up();
-  cleanups.push(() => receiver.down());
+  postgres.afterThisTest(() => receiver.down());
   const store = makeStore();
   await a.insertStore(store);
   const forwarder = newForwarderRecord({
@@ -41,7 +34,7 @@ async function setUp(): Promise<{ a: PostgresStorage; b: PostgresStorage; receiv
 function worker(storage: PostgresStorage, leaseMs = 5_000): ForwardingWorker {
   const started = new ForwardingWorker({ storage, timing: { retryBaseMs: 20, retryMaxMs: 100, idleMs: 50, leaseMs } });
   started.start();
-  cleanups.push(() => started.stop());
+  postgres.afterThisTest(() => started.stop());
   return started;
 }
 

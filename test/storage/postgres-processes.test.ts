@@ -7,34 +7,21 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { INSERT_STATEMENTS_FUNCTION, INSERT_STATEMENTS_WITHOUT_NOTIFY } from '../../src-server/storage/postgres/insert-function';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src-server/storage/postgres/migrations';
 import { openPostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
-import type { PostgresStorage, PostgresStorageOptions } from '../../src-server/storage/postgres/postgres-storage';
+import type { PostgresStorageOptions } from '../../src-server/storage/postgres/postgres-storage';
 import type { DocumentKey, StorageChange } from '../../src-server/storage/storage';
-import { createTestDatabase } from '../postgres/test-database';
+import { postgresPerTest } from '../postgres/per-test';
 import type { TestDatabase } from '../postgres/test-database';
 import { ALICE, COURSE, makeApiKey, makeRejection, makeStatement, makeStore } from './rows';
 
 const execFileAsync = promisify(execFile);
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function database(): Promise<TestDatabase> {
-  const db = await createTestDatabase();
-  cleanups.push(db.drop);
-  return db;
-}
-
+const postgres = postgresPerTest();
+const database = () => postgres.database();
 /** One "process": its own storage (and pool) on the database. */
-async function processOn(db: TestDatabase, options: Partial<PostgresStorageOptions> = {}): Promise<PostgresStorage> {
-  const storage = await openPostgresStorage({ url: db.url, poolSize: 4, ...options });
-  cleanups.push(() => storage.close());
-  return storage;
-}
+const processOn = (db: TestDatabase, options: Partial<PostgresStorageOptions> = {}) => postgres.open(db, { poolSize: 4, ...options });
 
 /** Two "processes" on one new database (the second with `bOptions`), and a Store the first wrote. */
 async function twoProcessesWithStore(bOptions: Partial<PostgresStorageOptions> = {}) {
@@ -153,7 +140,7 @@ describe('PostgreSQL storage with several processes', () => {
     // A raw listener counts the notifications themselves.
     const listener = new pg.Client({ connectionString: db.url });
     await listener.connect();
-    cleanups.push(() => listener.end());
+    postgres.afterThisTest(() => listener.end());
     let notifications = 0;
     listener.on('notification', () => notifications++);
     await listener.query('LISTEN lore_changes');
@@ -180,7 +167,7 @@ describe('PostgreSQL storage with several processes', () => {
     expect(version).toBeGreaterThan(0);
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
-    cleanups.push(() => client.end());
+    postgres.afterThisTest(() => client.end());
     await client.query(INSERT_STATEMENTS_FUNCTION);
     await client.query('DELETE FROM lore_schema WHERE version >= $1', [version]);
 

@@ -2,27 +2,17 @@
  * Retention on PostgreSQL: the rejected log and the logs of refused requests are pruned to the
  * same bounds as on sql.js (test/storage/sqljs-retention.test.ts), statements and statistics untouched.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { openPostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
-import type { PostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
+import { describe, expect, it } from 'vitest';
 import type { RefusalRow } from '../../src-server/storage/storage';
-import { createTestDatabase } from '../postgres/test-database';
+import { postgresPerTest } from '../postgres/per-test';
 import { BASE_TIME, at, makeRejection, makeStatement, makeStore } from './rows';
 
 const DAY = 24 * 60 * 60;
 const now = BASE_TIME + 31 * DAY * 1000;
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const postgres = postgresPerTest();
 
-async function open(bounds = { maxPerStore: 5, maxAgeDays: 30 }): Promise<PostgresStorage> {
-  const db = await createTestDatabase();
-  cleanups.push(db.drop);
-  const storage = await openPostgresStorage({ url: db.url, poolSize: 2, rejectionRetention: { forStore: () => bounds, intervalMs: 3_600_000 } });
-  cleanups.push(() => storage.close());
-  return storage;
-}
+const open = (bounds = { maxPerStore: 5, maxAgeDays: 30 }) =>
+  postgres.openFresh({ poolSize: 2, rejectionRetention: { forStore: () => bounds, intervalMs: 3_600_000 } });
 
 function refusal(seconds: number): RefusalRow {
   return { at: at(seconds), lastAt: at(seconds), count: 1, method: 'GET', path: '/x', status: 401, code: 'unauthorized', reason: 'no', keyId: null, client: '127.0.0.1', userAgent: null };

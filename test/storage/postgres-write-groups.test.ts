@@ -4,23 +4,16 @@
  * statements; a group the database refuses is written request by request, each answered as it
  * would have been alone.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { openPostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
+import { describe, expect, it, vi } from 'vitest';
 import type { PostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
 import type { StatementRow } from '../../src-server/storage/storage';
-import { createTestDatabase } from '../postgres/test-database';
+import { postgresPerTest } from '../postgres/per-test';
 import { ALICE, makeStatement, makeStore } from './rows';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const postgres = postgresPerTest();
 
 async function open(): Promise<{ storage: PostgresStorage; calls: () => number }> {
-  const db = await createTestDatabase();
-  cleanups.push(db.drop);
-  const storage = await openPostgresStorage({ url: db.url, poolSize: 4, writeGroups: { callsInFlight: 1 } });
-  cleanups.push(() => storage.close());
+  const storage = await postgres.openFresh({ poolSize: 4, writeGroups: { callsInFlight: 1 } });
   // Counts the calls of the insert function that reach the real database.
   const statement = vi.spyOn(storage.db, 'statement');
   const calls = () => statement.mock.calls.filter(([text]) => text.includes('lore_insert_statements')).length;
