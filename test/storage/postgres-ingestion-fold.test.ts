@@ -2,29 +2,28 @@
  * The console's counts on PostgreSQL (storage/postgres/ingestion.ts): each write appends rows, and
  * the fold replaces each key's rows by one — the current hour's and day's top lists included, so
  * steady writes do not pile up rows until the day ends; older periods only when it looks at every
- * period — and the report reads the same before and after.
+ * period — and the report reads the same before and after. The fold also keeps each Store's total
+ * of the minutes it has passed, which the statement count reads instead of every minute.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import pg from 'pg';
 import { foldIngestionRows } from '../../src-server/storage/postgres/ingestion';
-import { openPostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
+import { SCHEMA_VERSION } from '../../src-server/storage/postgres/migrations';
 import type { PostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
-import { createTestDatabase } from '../postgres/test-database';
+import { postgresPerTest } from '../postgres/per-test';
 import { BASE_TIME, makeStatement, makeStore } from './rows';
 
 const HOUR_MS = 3_600_000;
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const postgres = postgresPerTest();
 
-async function open(): Promise<PostgresStorage> {
-  const db = await createTestDatabase();
-  cleanups.push(db.drop);
-  // No fold on a timer: the test folds when it means to.
-  const storage = await openPostgresStorage({ url: db.url, poolSize: 2, foldIntervalMs: 3_600_000 });
-  cleanups.push(() => storage.close());
-  return storage;
-}
+// No fold on a timer: the test folds when it means to.
+const open = () => postgres.openFresh({ poolSize: 2, foldIntervalMs: 3_600_000 });
+
+const MINUTE_MS = 60_000;
+const secondsNow = () => Math.floor((Date.now() - BASE_TIME) / 1000);
+const statementCount = async (storage: PostgresStorage, storeId?: string) => (await storage.stats(storeId)).statements;
+const totals = (storage: PostgresStorage) =>
+  storage.db.query<{ through: number; accepted: number }>('SELECT through_minute::float8 AS through, accepted::int AS accepted FROM ingestion_totals ORDER BY store_num');
 
 const topRows = async (storage: PostgresStorage) => Number((await storage.db.query<{ n: number }>('SELECT count(*)::int AS n FROM ingestion_top'))[0]!.n);
 
@@ -89,5 +88,85 @@ describe('console counts on PostgreSQL', () => {
     expect([await topRows(storage), await minuteRows()]).toEqual([4, 1]);
     expect(await report()).toEqual(before);
   });
-});
 
+  it("counts a Store's statements from its total and its minutes since, and sums them again in the fold of every period", async () => {
+    const storage = await open();
+    const [a, b] = [makeStore(), makeStore()];
+    await storage.insertStore(a);
+    await storage.insertStore(b);
+    // Long ago (each statement its own minute) and now.
+    for (let i = 0; i < 4; i++) await storage.insertStatements(a.id, [makeStatement({ storedAt: i * 60 }), makeStatement({ storedAt: i * 60 })]);
+    await storage.insertStatements(b.id, [makeStatement({ storedAt: 30 })]);
+    await storage.insertStatements(a.id, [makeStatement({ storedAt: secondsNow() })]);
+    const counts = async () => [await statementCount(storage, a.id), await statementCount(storage, b.id), await statementCount(storage)];
+    expect(await counts()).toEqual([9, 1, 10]);
+    expect(await totals(storage)).toEqual([]);
+
+    await foldIngestionRows(storage.db, 'recent');
+    const through = Math.floor(Date.now() / MINUTE_MS) - 60;
+    expect((await totals(storage)).map((t) => t.accepted)).toEqual([8, 1]);
+    expect((await totals(storage)).every((t) => Math.abs(t.through - through) <= 1)).toBe(true);
+    expect(await counts()).toEqual([9, 1, 10]);
+    await storage.insertStatements(a.id, [makeStatement({ storedAt: secondsNow() })]);
+    await foldIngestionRows(storage.db, 'recent');
+    expect(await counts()).toEqual([10, 1, 11]);
+
+    // A row appended where the total has passed (a clock set back): the count reads the total, not
+    // that minute, until the fold of every period sums the minutes again.
+    await storage.insertStatements(b.id, [makeStatement({ storedAt: 600 })]);
+    expect(await counts()).toEqual([10, 1, 11]);
+    await foldIngestionRows(storage.db, 'recent');
+    expect(await counts()).toEqual([10, 1, 11]);
+    await foldIngestionRows(storage.db, 'all');
+    expect(await counts()).toEqual([10, 2, 12]);
+    expect((await totals(storage)).map((t) => t.accepted)).toEqual([8, 2]);
+
+    await storage.emptyStore(a.id);
+    expect(await counts()).toEqual([0, 2, 2]);
+    await foldIngestionRows(storage.db, 'recent');
+    expect(await counts()).toEqual([0, 2, 2]);
+  });
+
+  it('makes no total of the minutes of a Store being emptied: the fold waits for the emptying', async () => {
+    const db = await postgres.database();
+    const storage = await postgres.open(db, { poolSize: 2, foldIntervalMs: 3_600_000 });
+    const store = makeStore();
+    await storage.insertStore(store);
+    await storage.insertStatements(store.id, [makeStatement({ storedAt: 0 }), makeStatement({ storedAt: 0 })]);
+    await foldIngestionRows(storage.db, 'recent');
+    expect(await statementCount(storage, store.id)).toBe(2);
+
+    // An emptying under way in another process: its Store's row locked, its rows deleted, not committed.
+    const other = new pg.Client({ connectionString: db.url });
+    await other.connect();
+    postgres.afterThisTest(() => other.end());
+    await other.query('BEGIN');
+    await other.query('SELECT num FROM stores WHERE id = $1 FOR UPDATE', [store.id]);
+    await other.query('DELETE FROM ingestion_minutes');
+    await other.query('DELETE FROM ingestion_totals');
+    const fold = foldIngestionRows(storage.db, 'all');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await other.query('COMMIT');
+    await fold;
+    expect(await statementCount(storage, store.id)).toBe(0);
+  });
+
+  it('fills the totals when the migration that made them runs on a database with history', async () => {
+    const db = await postgres.database();
+    const first = await postgres.open(db, { poolSize: 2, foldIntervalMs: 3_600_000 });
+    const store = makeStore();
+    await first.insertStore(store);
+    await first.insertStatements(store.id, [makeStatement({ storedAt: 0 }), makeStatement({ storedAt: 60 }), makeStatement({ storedAt: secondsNow() })]);
+    await first.close();
+    // The database as the release before the totals left it.
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    await admin.query('DROP TABLE ingestion_totals');
+    await admin.query('DELETE FROM lore_schema WHERE version = $1', [SCHEMA_VERSION]);
+    await admin.end();
+
+    const storage = await postgres.open(db, { poolSize: 2, foldIntervalMs: 3_600_000 });
+    expect((await totals(storage)).map((t) => t.accepted)).toEqual([2]);
+    expect(await statementCount(storage, store.id)).toBe(3);
+  });
+});

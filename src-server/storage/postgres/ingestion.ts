@@ -82,6 +82,25 @@ async function appendMinutes(tx: Tx, storeNum: number, rows: Array<{ minute: num
 }
 
 /**
+ * The statements and rejections of one Store (`storeId`) or of every Store (null). A Store's
+ * statements are its total of the minutes the fold has passed (`ingestion_totals`) and the sum of
+ * its minutes since, which the fold keeps to about an hour: a year of minutes is not read at each
+ * count (a statement is never deleted but with its Store's rows, counts included). Rejections are
+ * counted from their table, which retention keeps bounded.
+ */
+export async function storeCountRows(db: PostgresDatabase, storeId: string | null): Promise<{ statements: number; rejections: number }> {
+  const [row] = await db.query<{ statements: number; rejections: number }>(
+    `SELECT coalesce(sum(coalesce(t.accepted, 0) + coalesce((
+              SELECT sum(m.accepted) FROM ingestion_minutes AS m WHERE m.store_num = s.num AND m.minute >= coalesce(t.through_minute, 0)), 0)), 0)::bigint AS statements,
+            coalesce(sum((SELECT count(*) FROM rejections AS r WHERE r.store_num = s.num)), 0)::bigint AS rejections
+       FROM stores AS s LEFT JOIN ingestion_totals AS t ON t.store_num = s.num
+      WHERE $1::text IS NULL OR s.id = $1`,
+    [storeId],
+  );
+  return { statements: row?.statements ?? 0, rejections: row?.rejections ?? 0 };
+}
+
+/**
  * What a fold looks at: `recent` — the last hour of minutes and the current and previous hour and
  * day of the top lists, where the writes append (their times are the LRS's own clock), read by
  * index; `all` — every period, for anything appended elsewhere, reading the whole tables.
@@ -94,6 +113,12 @@ export type FoldScope = 'recent' | 'all';
  * rows, so the current day's would otherwise grow by millions until it ends, each report summing
  * them. One process at a time (a transaction-scoped advisory lock; the others skip); writers are
  * not held: they only append, and a row appended during the fold is left for the next one.
+ *
+ * Then each Store's total (storeCountRows) moves up to the minutes before the last hour: `recent`
+ * adds the minutes it passes, `all` sums them again — a row appended where a total has already
+ * passed (a clock set back by more than an hour) is counted from the next `all`. The Stores' rows
+ * are held FOR KEY SHARE first: emptying or deleting a Store waits for the fold, so a total is
+ * never made from minutes that are gone (writers and renames are not held).
  */
 export async function foldIngestionRows(db: PostgresDatabase, scope: FoldScope, nowMs = Date.now()): Promise<void> {
   const minute = Math.floor(nowMs / MINUTE_MS);
@@ -106,6 +131,7 @@ export async function foldIngestionRows(db: PostgresDatabase, scope: FoldScope, 
   await db.transaction(async (tx) => {
     const { rows } = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1, $2) AS locked', [0x4c6f7265, 2]);
     if (!rows[0]?.locked) return;
+    await tx.query('SELECT num FROM stores ORDER BY num FOR KEY SHARE');
     await tx.query(
       `WITH gone AS (
          DELETE FROM ingestion_minutes WHERE ${minutes}
@@ -123,6 +149,17 @@ export async function foldIngestionRows(db: PostgresDatabase, scope: FoldScope, 
        INSERT INTO ingestion_top (store_num, unit, kind, period, value, count)
        SELECT store_num, unit, kind, period, value, sum(count) FROM gone GROUP BY 1, 2, 3, 4, 5`,
       [fromHour, fromDay, TOP_KINDS],
+    );
+    await tx.query(
+      `INSERT INTO ingestion_totals (store_num, through_minute, accepted)
+       SELECT s.num, CASE WHEN $2::boolean OR t.store_num IS NULL THEN $1::bigint ELSE greatest(t.through_minute, $1) END,
+              CASE WHEN $2 OR t.store_num IS NULL
+                THEN coalesce((SELECT sum(m.accepted) FROM ingestion_minutes AS m WHERE m.store_num = s.num AND m.minute < $1), 0)
+                ELSE t.accepted + coalesce((SELECT sum(m.accepted) FROM ingestion_minutes AS m
+                                             WHERE m.store_num = s.num AND m.minute >= t.through_minute AND m.minute < $1), 0) END
+         FROM stores AS s LEFT JOIN ingestion_totals AS t ON t.store_num = s.num
+       ON CONFLICT (store_num) DO UPDATE SET through_minute = excluded.through_minute, accepted = excluded.accepted`,
+      [minute - 60, scope === 'all'],
     );
   });
 }

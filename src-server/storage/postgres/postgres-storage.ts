@@ -79,7 +79,7 @@ import type { PostgresPoolOptions, Tx } from './database';
 import { deleteDocumentRow, deleteDocumentRows, findDocumentRow, listDocumentIdRows, upsertDocumentRow } from './documents';
 import { insertRejectionRows, searchExplorerRows } from './explorer';
 import { keepActivityNames, lookupNameRows, matchNameRows } from './explorer-names';
-import { displayNameRows, foldIngestionRows, ingestionReportRows } from './ingestion';
+import { displayNameRows, foldIngestionRows, ingestionReportRows, storeCountRows } from './ingestion';
 import { migrate } from './migrations';
 import {
   deleteStoreRows,
@@ -679,18 +679,12 @@ export class PostgresStorage implements Storage {
     );
   }
 
-  /**
-   * Statements are counted from the ingestion counts (a statement is never deleted but with its
-   * Store's rows, counts included); rejections from their table, which retention keeps bounded.
-   */
   async stats(storeId?: string): Promise<StorageStats> {
-    const [row] = await this.db.query<{ statements: number; rejections: number; bytes: number }>(
-      `SELECT (SELECT coalesce(sum(accepted), 0)::bigint FROM ingestion_minutes WHERE $1::text IS NULL OR store_num = (SELECT num FROM stores WHERE id = $1)) AS statements,
-              (SELECT count(*) FROM rejections WHERE $1::text IS NULL OR store_num = (SELECT num FROM stores WHERE id = $1)) AS rejections,
-              pg_database_size(current_database()) AS bytes`,
-      [storeId ?? null],
-    );
-    return { statements: row?.statements ?? 0, rejections: row?.rejections ?? 0, databaseBytes: row?.bytes ?? 0 };
+    const [counts, [size]] = await Promise.all([
+      storeCountRows(this.db, storeId ?? null),
+      this.db.query<{ bytes: number }>('SELECT pg_database_size(current_database()) AS bytes'),
+    ]);
+    return { ...counts, databaseBytes: size?.bytes ?? 0 };
   }
 
   /** Starts hearing the other processes' changes and counting them; openPostgresStorage calls it. */

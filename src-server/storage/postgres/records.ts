@@ -54,6 +54,7 @@ const STORE_TABLES = [
   'refusals',
   'ingestion_minutes',
   'ingestion_top',
+  'ingestion_totals',
   'bench_launches',
   'bench_document_writes',
   'forwarder_dead_letters',
