@@ -30,6 +30,8 @@ const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
 const DEFAULT_ACQUIRE_TIMEOUT_MS = 5_000;
 /** How often a transaction that lost a race is run again before the request fails. */
 const MAX_ATTEMPTS = 5;
+/** Prepared texts whose names are kept (they are a few dozen). */
+const MAX_PREPARED_NAMES = 1_000;
 
 /** SQLSTATEs of a transaction that lost a race: run it again. */
 const RETRYABLE = new Set(['23505', '40001', '40P01']);
@@ -47,6 +49,8 @@ export class RetryTransaction extends Error {
 
 export class PostgresDatabase {
   readonly pool: pg.Pool;
+  /** Each prepared text's name, hashed once: a write or a read would otherwise hash its text again. */
+  private readonly preparedNames = new Map<string, string>();
 
   constructor(readonly options: PostgresPoolOptions) {
     const statementTimeout = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
@@ -84,7 +88,7 @@ export class PostgresDatabase {
    */
   async prepared<R extends QueryResultRow = QueryResultRow>(text: string, values: unknown[]): Promise<R[]> {
     try {
-      return (await this.pool.query<R>({ name: preparedName(text), text, values })).rows;
+      return (await this.pool.query<R>({ name: this.preparedName(text), text, values })).rows;
     } catch (err) {
       throw storageError(err);
     }
@@ -131,7 +135,7 @@ export class PostgresDatabase {
     if (beforeCommit) return this.transaction(async (tx) => (await tx.query<R>(text, values)).rows, beforeCommit);
     for (let attempt = 1; ; attempt++) {
       try {
-        return (await this.pool.query<R>({ name: preparedName(text), text, values })).rows;
+        return (await this.pool.query<R>({ name: this.preparedName(text), text, values })).rows;
       } catch (err) {
         if (attempt < MAX_ATTEMPTS && isRetryable(err)) continue;
         throw storageError(err);
@@ -142,14 +146,22 @@ export class PostgresDatabase {
   close(): Promise<void> {
     return this.pool.end();
   }
+
+  /** A prepared statement's name: one per text (the driver refuses one name for two texts). */
+  private preparedName(text: string): string {
+    let name = this.preparedNames.get(text);
+    if (name === undefined) {
+      // The texts are a bounded set (see `prepared`); the cap only guards against a caller that is not.
+      if (this.preparedNames.size >= MAX_PREPARED_NAMES) this.preparedNames.clear();
+      name = `lore_${createHash('sha1').update(text).digest('hex').slice(0, 32)}`;
+      this.preparedNames.set(text, name);
+    }
+    return name;
+  }
 }
 
 const INT8_OID = 20;
 
-/** A prepared statement's name: one per text (the driver refuses one name for two texts). */
-function preparedName(text: string): string {
-  return `lore_${createHash('sha1').update(text).digest('hex').slice(0, 32)}`;
-}
 
 /**
  * bigint columns (seqs, times in ms, counts) as numbers: every value this storage keeps in one is
