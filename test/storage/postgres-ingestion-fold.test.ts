@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { foldIngestionRows } from '../../src-server/storage/postgres/ingestion';
-import { SCHEMA_VERSION } from '../../src-server/storage/postgres/migrations';
+import { MIGRATIONS } from '../../src-server/storage/postgres/migrations';
 import type { PostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
 import { postgresPerTest } from '../postgres/per-test';
 import { BASE_TIME, makeStatement, makeStore } from './rows';
@@ -111,12 +111,14 @@ describe('console counts on PostgreSQL', () => {
     await foldIngestionRows(storage.db, 'recent');
     expect(await counts()).toEqual([10, 1, 11]);
 
-    // A row appended where the total has passed (a clock set back): the count reads the total, not
-    // that minute, until the fold of every period sums the minutes again.
+    // A statement stored long ago (an import keeps the source's `stored`), behind b's total: the
+    // write drops that total, so the count reads all of b's minutes until a fold sums them again.
     await storage.insertStatements(b.id, [makeStatement({ storedAt: 600 })]);
-    expect(await counts()).toEqual([10, 1, 11]);
+    expect(await counts()).toEqual([10, 2, 12]);
+    expect((await totals(storage)).map((t) => t.accepted)).toEqual([8]);
     await foldIngestionRows(storage.db, 'recent');
-    expect(await counts()).toEqual([10, 1, 11]);
+    expect((await totals(storage)).map((t) => t.accepted)).toEqual([8, 2]);
+    expect(await counts()).toEqual([10, 2, 12]);
     await foldIngestionRows(storage.db, 'all');
     expect(await counts()).toEqual([10, 2, 12]);
     expect((await totals(storage)).map((t) => t.accepted)).toEqual([8, 2]);
@@ -127,7 +129,7 @@ describe('console counts on PostgreSQL', () => {
     expect(await counts()).toEqual([0, 2, 2]);
   });
 
-  it('makes no total of the minutes of a Store being emptied: the fold waits for the emptying', async () => {
+  it('never empties a Store during a fold: the emptying waits for the fold, and a fold skips its turn during an emptying', async () => {
     const db = await postgres.database();
     const storage = await postgres.open(db, { poolSize: 2, foldIntervalMs: 3_600_000 });
     const store = makeStore();
@@ -136,19 +138,41 @@ describe('console counts on PostgreSQL', () => {
     await foldIngestionRows(storage.db, 'recent');
     expect(await statementCount(storage, store.id)).toBe(2);
 
-    // An emptying under way in another process: its Store's row locked, its rows deleted, not committed.
+    // A fold under way in another process: it holds the fold's lock until its transaction ends.
     const other = new pg.Client({ connectionString: db.url });
     await other.connect();
     postgres.afterThisTest(() => other.end());
     await other.query('BEGIN');
-    await other.query('SELECT num FROM stores WHERE id = $1 FOR UPDATE', [store.id]);
-    await other.query('DELETE FROM ingestion_minutes');
-    await other.query('DELETE FROM ingestion_totals');
-    const fold = foldIngestionRows(storage.db, 'all');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await other.query('SELECT pg_advisory_xact_lock($1, $2)', [0x4c6f7265, 2]);
+    let emptied = false;
+    const emptying = storage.emptyStore(store.id).then(() => (emptied = true));
+    // The emptying waits on that lock (seen by the server), and has not happened.
+    const waitingOnTheLock = async () =>
+      Number(
+        (await other.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'`))
+          .rows[0].n,
+      );
+    for (let tries = 0; (await waitingOnTheLock()) === 0; tries++) {
+      expect(tries).toBeLessThan(200);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(emptied).toBe(false);
+    expect(await statementCount(storage, store.id)).toBe(2);
     await other.query('COMMIT');
-    await fold;
+    await emptying;
     expect(await statementCount(storage, store.id)).toBe(0);
+
+    // An emptying under way holds the lock: a fold then changes nothing.
+    for (let i = 0; i < 2; i++) await storage.insertStatements(store.id, [makeStatement({ storedAt: 0 })]);
+    const minuteRows = async () => Number((await storage.db.query<{ n: number }>('SELECT count(*)::int AS n FROM ingestion_minutes'))[0]!.n);
+    expect(await minuteRows()).toBe(2);
+    await other.query('BEGIN');
+    await other.query('SELECT pg_advisory_xact_lock($1, $2)', [0x4c6f7265, 2]);
+    await foldIngestionRows(storage.db, 'all');
+    expect(await minuteRows()).toBe(2);
+    await other.query('COMMIT');
+    await foldIngestionRows(storage.db, 'all');
+    expect(await minuteRows()).toBe(1);
   });
 
   it('fills the totals when the migration that made them runs on a database with history', async () => {
@@ -159,11 +183,13 @@ describe('console counts on PostgreSQL', () => {
     await first.insertStatements(store.id, [makeStatement({ storedAt: 0 }), makeStatement({ storedAt: 60 }), makeStatement({ storedAt: secondsNow() })]);
     await first.close();
     // The database as the release before the totals left it.
+    const version = MIGRATIONS.findIndex((migration) => migration.includes('CREATE TABLE IF NOT EXISTS ingestion_totals')) + 1;
+    expect(version).toBeGreaterThan(0);
     const admin = new pg.Client({ connectionString: db.url });
     await admin.connect();
+    postgres.afterThisTest(() => admin.end());
     await admin.query('DROP TABLE ingestion_totals');
-    await admin.query('DELETE FROM lore_schema WHERE version = $1', [SCHEMA_VERSION]);
-    await admin.end();
+    await admin.query('DELETE FROM lore_schema WHERE version >= $1', [version]);
 
     const storage = await postgres.open(db, { poolSize: 2, foldIntervalMs: 3_600_000 });
     expect((await totals(storage)).map((t) => t.accepted)).toEqual([2]);

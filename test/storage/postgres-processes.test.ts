@@ -20,6 +20,7 @@ import { ALICE, COURSE, makeApiKey, makeRejection, makeStatement, makeStore } fr
 const execFileAsync = promisify(execFile);
 const postgres = postgresPerTest();
 const database = () => postgres.database();
+
 /** One "process": its own storage (and pool) on the database. */
 const processOn = (db: TestDatabase, options: Partial<PostgresStorageOptions> = {}) => postgres.open(db, { poolSize: 4, ...options });
 

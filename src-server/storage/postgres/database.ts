@@ -162,7 +162,6 @@ export class PostgresDatabase {
 
 const INT8_OID = 20;
 
-
 /**
  * bigint columns (seqs, times in ms, counts) as numbers: every value this storage keeps in one is
  * below 2^53 (seqs count rows, times are ms since 1970).

@@ -81,6 +81,43 @@ async function appendMinutes(tx: Tx, storeNum: number, rows: Array<{ minute: num
   );
 }
 
+/** The fold's lock: a transaction-scoped advisory lock (two-int form: objsubid 2 in pg_locks). */
+const FOLD_LOCK = [0x4c6f7265, 2] as const; // "Lore", 2
+/** How far behind the running totals are kept: the fold moves them to the minutes before the last hour. */
+const TOTAL_BEHIND_MINUTES = 60;
+/**
+ * A write with a time older than this may land where a Store's total has passed: fifteen minutes
+ * short of the totals' hour, so that the clocks of the processes may differ by that much.
+ */
+const BEHIND_TOTAL_MS = (TOTAL_BEHIND_MINUTES - 15) * MINUTE_MS;
+
+/**
+ * Waits for a fold under way and keeps the next one from starting until `tx` ends (the fold only
+ * tries the lock, and skips its turn). Emptying or deleting a Store takes it, so that no fold makes
+ * a total from minutes that are being deleted; so does dropping a total.
+ */
+export async function holdFold(tx: Tx): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock($1, $2)', [...FOLD_LOCK]);
+}
+
+/** Whether a write of records with these times (ISO) may have appended minutes a Store's total has passed. */
+export function behindStoreTotal(times: readonly string[], nowMs: number): boolean {
+  return times.some((time) => Date.parse(time) < nowMs - BEHIND_TOTAL_MS);
+}
+
+/**
+ * Drops a Store's running total after a write that appended minutes it may have passed (an import
+ * keeps the source's `stored`): its count then reads all of its minutes, exact, until the next
+ * fold sums them again. Done after that write commits, so the fold that sums them sees its rows; a
+ * process that dies in between leaves the total short until the hourly fold of every period.
+ */
+export async function dropStoreTotal(db: PostgresDatabase, storeId: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    await holdFold(tx);
+    await tx.query('DELETE FROM ingestion_totals WHERE store_num = (SELECT num FROM stores WHERE id = $1)', [storeId]);
+  });
+}
+
 /**
  * The statements and rejections of one Store (`storeId`) or of every Store (null). A Store's
  * statements are its total of the minutes the fold has passed (`ingestion_totals`) and the sum of
@@ -115,10 +152,10 @@ export type FoldScope = 'recent' | 'all';
  * not held: they only append, and a row appended during the fold is left for the next one.
  *
  * Then each Store's total (storeCountRows) moves up to the minutes before the last hour: `recent`
- * adds the minutes it passes, `all` sums them again — a row appended where a total has already
- * passed (a clock set back by more than an hour) is counted from the next `all`. The Stores' rows
- * are held FOR KEY SHARE first: emptying or deleting a Store waits for the fold, so a total is
- * never made from minutes that are gone (writers and renames are not held).
+ * adds the minutes it passes, a Store without one (new, or dropped by dropStoreTotal) sums them all,
+ * and `all` sums them all for every Store. A write that appends behind a total drops it
+ * (dropStoreTotal); one that does so unseen (a process whose clock is behind the others' by more
+ * than a quarter of an hour) is counted from the next `all`.
  */
 export async function foldIngestionRows(db: PostgresDatabase, scope: FoldScope, nowMs = Date.now()): Promise<void> {
   const minute = Math.floor(nowMs / MINUTE_MS);
@@ -129,9 +166,8 @@ export async function foldIngestionRows(db: PostgresDatabase, scope: FoldScope, 
   const minutes = 'minute >= $1 AND minute < $2';
   const top = `(unit = 'h' AND kind = ANY ($3::text[]) AND period >= $1 OR unit = 'd' AND kind = ANY ($3::text[]) AND period >= $2)`;
   await db.transaction(async (tx) => {
-    const { rows } = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1, $2) AS locked', [0x4c6f7265, 2]);
+    const { rows } = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1, $2) AS locked', [...FOLD_LOCK]);
     if (!rows[0]?.locked) return;
-    await tx.query('SELECT num FROM stores ORDER BY num FOR KEY SHARE');
     await tx.query(
       `WITH gone AS (
          DELETE FROM ingestion_minutes WHERE ${minutes}
@@ -159,7 +195,7 @@ export async function foldIngestionRows(db: PostgresDatabase, scope: FoldScope, 
                                              WHERE m.store_num = s.num AND m.minute >= t.through_minute AND m.minute < $1), 0) END
          FROM stores AS s LEFT JOIN ingestion_totals AS t ON t.store_num = s.num
        ON CONFLICT (store_num) DO UPDATE SET through_minute = excluded.through_minute, accepted = excluded.accepted`,
-      [minute - 60, scope === 'all'],
+      [minute - TOTAL_BEHIND_MINUTES, scope === 'all'],
     );
   });
 }

@@ -79,7 +79,7 @@ import type { PostgresPoolOptions, Tx } from './database';
 import { deleteDocumentRow, deleteDocumentRows, findDocumentRow, listDocumentIdRows, upsertDocumentRow } from './documents';
 import { insertRejectionRows, searchExplorerRows } from './explorer';
 import { keepActivityNames, lookupNameRows, matchNameRows } from './explorer-names';
-import { displayNameRows, foldIngestionRows, ingestionReportRows, storeCountRows } from './ingestion';
+import { behindStoreTotal, displayNameRows, dropStoreTotal, foldIngestionRows, holdFold, ingestionReportRows, storeCountRows } from './ingestion';
 import { migrate } from './migrations';
 import {
   deleteStoreRows,
@@ -320,6 +320,7 @@ export class PostgresStorage implements Storage {
       this.write(async (tx) => {
         const { rows } = await tx.query<{ num: number }>('SELECT num FROM stores WHERE id = $1 FOR UPDATE', [id]);
         if (!rows[0]) return;
+        await holdFold(tx);
         await deleteStoreRows(tx, rows[0].num, true);
         await this.directoryChanged(tx);
       }),
@@ -375,6 +376,14 @@ export class PostgresStorage implements Storage {
   // Statements (statement-writes.ts, statement-reads.ts)
 
   async insertStatements(storeId: string, rows: StatementRow[]): Promise<InsertStatementsResult> {
+    const result = await this.writeStatements(storeId, rows);
+    // Statements stored long ago (an import keeps the source's `stored`) may be counted where the
+    // Store's running total has already passed.
+    if (result.ok && result.inserted.length > 0 && behindStoreTotal(rows.map((row) => row.stored), Date.now())) await dropStoreTotal(this.db, storeId);
+    return result;
+  }
+
+  private async writeStatements(storeId: string, rows: StatementRow[]): Promise<InsertStatementsResult> {
     this.watermark.assertHeld();
     // New statements in one round trip (statement-fast-writes.ts); the rest, and any doubt, below.
     // The first try may go with other requests' in one call (statement-write-groups.ts).
@@ -466,6 +475,7 @@ export class PostgresStorage implements Storage {
     }
     const seqs = await this.write(async (tx) => insertRejectionRows(tx, await this.storeNumFor(tx, storeId), rows));
     this.announceRecords(storeId, seqs, []);
+    if (behindStoreTotal(rows.map((row) => row.receivedAt), Date.now())) await dropStoreTotal(this.db, storeId);
   }
 
   async searchExplorer(storeId: string, query: ExplorerQuery): Promise<ExplorerPage> {
@@ -657,6 +667,7 @@ export class PostgresStorage implements Storage {
     await this.write(async (tx) => {
       const { rows } = await tx.query<{ num: number }>('SELECT num FROM stores WHERE id = $1 FOR UPDATE', [storeId]);
       if (!rows[0]) throw new StorageNotFoundError('store_not_found', `no Store with id ${storeId}`);
+      await holdFold(tx);
       await deleteStoreRows(tx, rows[0].num, false);
     });
   }
