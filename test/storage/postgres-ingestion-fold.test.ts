@@ -175,6 +175,27 @@ describe('console counts on PostgreSQL', () => {
     expect(await minuteRows()).toBe(1);
   });
 
+  it('keeps a write whose Store total could not be dropped, and logs why', async () => {
+    const db = await postgres.database();
+    const logged: string[] = [];
+    const storage = await postgres.open(db, { poolSize: 2, foldIntervalMs: 3_600_000, statementTimeoutMs: 1_000, log: (line) => logged.push(line) });
+    const store = makeStore();
+    await storage.insertStore(store);
+    // A fold that does not end: dropping the total waits for its lock past the statement timeout.
+    const other = new pg.Client({ connectionString: db.url });
+    await other.connect();
+    postgres.afterThisTest(() => other.end());
+    await other.query('BEGIN');
+    await other.query('SELECT pg_advisory_xact_lock($1, $2)', [0x4c6f7265, 2]);
+    const old = makeStatement({ storedAt: 0 });
+    const result = await storage.insertStatements(store.id, [old]);
+    expect(result).toEqual({ ok: true, inserted: [old.statementId], unchanged: [] });
+    expect(logged.some((line) => line.includes('could not drop the statement total of a Store'))).toBe(true);
+    await other.query('COMMIT');
+    expect(await storage.findStatement(store.id, old.statementId)).not.toBeNull();
+    expect(await statementCount(storage, store.id)).toBe(1);
+  });
+
   it('fills the totals when the migration that made them runs on a database with history', async () => {
     const db = await postgres.database();
     const first = await postgres.open(db, { poolSize: 2, foldIntervalMs: 3_600_000 });
