@@ -12,13 +12,14 @@
  * (its user needs CREATEDB). Results go to bench-results/<timestamp>-postgres.json too.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { cpuMicros, runLoad, type LoadResult } from './load';
 import { postmasterPid, serverCpuMicros } from './postgres-cpu';
 import { ADMIN_TOKEN, ROOT, startBaselineProcess, startServiceProcess, type Child } from './processes';
 import { preload } from './read-store';
+import { markdownTable } from './report';
 import { scenarios, type Scenario, type StoreContext } from './scenarios';
 
 export interface PostgresBenchOptions {
@@ -155,25 +156,75 @@ function format(n: number | null, digits = 0): string {
   return n === null ? '-' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }
 
-function printTable(rows: Row[]): void {
+const SQLJS = 'sql.js, 1 process';
+const POSTGRES_ONE = 'PostgreSQL, 1 process';
+const POSTGRES_TWO = 'PostgreSQL, 2 processes';
+const PER_STATEMENT_NOTE = '(µs/stmt: CPU time per request divided by the statements it carries; reads count per request.)';
+
+/** The table's rows, header first: printed to the console and written as Markdown alike. */
+function tableRows(rows: Row[]): string[][] {
   const header = ['configuration', 'scenario', 'req/s', 'vs baseline', 'stmts/s', 'p50 ms', 'p99 ms', 'Node µs/stmt', 'PostgreSQL µs/stmt'];
-  const lines = rows.map((r) => {
-    const perStatement = (micros: number | null) => (micros === null ? null : micros / Math.max(1, r.statementsPerRequest));
-    return [
-      r.configuration,
-      r.label,
-      format(r.measured.requestsPerSec),
-      r.ratio === null ? '-' : `${r.ratio.toFixed(2)}×`,
-      format(r.measured.statementsPerSec),
-      format(r.measured.p50, 1),
-      format(r.measured.p99, 1),
-      format(perStatement(r.measured.nodeMicrosPerRequest)),
-      format(perStatement(r.measured.postgresMicrosPerRequest)),
-    ];
-  });
-  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
-  console.log([header, ...lines].map((cells) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')).join('\n'));
-  console.log('(µs/stmt: CPU time per request divided by the statements it carries; reads count per request.)');
+  return [
+    header,
+    ...rows.map((r) => {
+      const perStatement = (micros: number | null) => (micros === null ? null : micros / Math.max(1, r.statementsPerRequest));
+      return [
+        r.configuration,
+        r.label,
+        format(r.measured.requestsPerSec),
+        r.ratio === null ? '-' : `${r.ratio.toFixed(2)}×`,
+        format(r.measured.statementsPerSec),
+        format(r.measured.p50, 1),
+        format(r.measured.p99, 1),
+        format(perStatement(r.measured.nodeMicrosPerRequest)),
+        format(perStatement(r.measured.postgresMicrosPerRequest)),
+      ];
+    }),
+  ];
+}
+
+/**
+ * The issue's ratios per scenario: requests a second on PostgreSQL with one process ÷ the
+ * embedded storage's (single POST ≥ 0.60, batches ≥ 0.50), and with two processes ÷ one (≥ 1.3
+ * where the database is not the bottleneck).
+ */
+function ratioRows(rows: Row[]): string[][] {
+  const rate = (configuration: string, scenario: string) => rows.find((r) => r.configuration === configuration && r.scenario === scenario)?.measured.requestsPerSec ?? null;
+  const ratio = (a: number | null, b: number | null) => (a === null || b === null || b === 0 ? '-' : `${(a / b).toFixed(2)}×`);
+  const labels = [...new Map(rows.map((r) => [r.scenario, r.label])).entries()];
+  return [
+    ['scenario', 'PostgreSQL ÷ sql.js', '2 processes ÷ 1'],
+    ...labels.map(([scenario, label]) => [
+      label,
+      ratio(rate(POSTGRES_ONE, scenario), rate(SQLJS, scenario)),
+      ratio(rate(POSTGRES_TWO, scenario), rate(POSTGRES_ONE, scenario)),
+    ]),
+  ];
+}
+
+function printTable(rows: Row[]): void {
+  const lines = tableRows(rows);
+  const widths = lines[0]!.map((_, i) => Math.max(...lines.map((l) => l[i]!.length)));
+  console.log(lines.map((cells) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')).join('\n'));
+  console.log(PER_STATEMENT_NOTE);
+  console.log(ratioRows(rows).map((cells) => cells.join('  ')).join('\n'));
+}
+
+function markdown(rows: Row[], title: string): string {
+  const cpu = cpus();
+  return [
+    `## ${title}`,
+    '',
+    `Run ${new Date().toISOString()} on ${String(cpu.length)} × ${cpu[0]?.model ?? 'unknown CPU'}, ${Math.round(totalmem() / 1024 ** 2).toLocaleString('en-US')} MB memory, ` +
+      `Node ${process.version}, load average at the end ${JSON.stringify(loadavg())}. The baseline is raw Fastify parsing the same bodies (scripts/bench/baseline-server.ts), run first.`,
+    '',
+    markdownTable(tableRows(rows)),
+    '',
+    PER_STATEMENT_NOTE,
+    '',
+    markdownTable(ratioRows(rows)),
+    '',
+  ].join('\n');
 }
 
 export async function runPostgresBench(options: PostgresBenchOptions): Promise<void> {
@@ -193,18 +244,20 @@ export async function runPostgresBench(options: PostgresBenchOptions): Promise<v
     await baseline.stop();
   }
   const stamp = Date.now().toString(36);
-  rows.push(...(await runConfiguration('sql.js, 1 process', () => ({}), 1, options, baselines, null)));
+  rows.push(...(await runConfiguration(SQLJS, () => ({}), 1, options, baselines, null)));
   for (const count of [1, 2]) {
     rows.push(
       ...(await withDatabase(options.databaseUrl, `lore_bench_${stamp}_${count}`, (url) =>
-        runConfiguration(`PostgreSQL, ${count} process${count === 1 ? '' : 'es'}`, () => ({ LRS_DATABASE_URL: url }), count, options, baselines, postmaster),
+        runConfiguration(count === 1 ? POSTGRES_ONE : POSTGRES_TWO, () => ({ LRS_DATABASE_URL: url }), count, options, baselines, postmaster),
       )),
     );
   }
-  console.log(`\n== Lore on PostgreSQL: ${cpus().length} cores, ${options.seconds} s per run, ${options.preloadCount.toLocaleString('en-US')} statements preloaded ==`);
+  const title = `Lore on PostgreSQL: ${cpus().length} cores, ${options.seconds} s per run, ${options.preloadCount.toLocaleString('en-US')} statements preloaded`;
+  console.log(`\n== ${title} ==`);
   printTable(rows);
   mkdirSync(join(ROOT, 'bench-results'), { recursive: true });
   const file = join(ROOT, 'bench-results', `${new Date().toISOString().replace(/[:.]/g, '-')}-postgres.json`);
   writeFileSync(file, JSON.stringify({ options: { ...options, databaseUrl: new URL(options.databaseUrl).host, log: undefined }, rows }, null, 2));
-  console.log(`\nresults: ${file}`);
+  writeFileSync(file.replace(/\.json$/, '.md'), markdown(rows, title));
+  console.log(`\nresults: ${file} (and .md)`);
 }

@@ -284,7 +284,7 @@ function table(rows: string[][]): string {
   return rows.map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ')).join('\n');
 }
 
-function markdownTable(rows: string[][]): string {
+export function markdownTable(rows: string[][]): string {
   const escape = (cell: string) => cell.replaceAll('|', '\\|');
   const [head, ...body] = rows;
   return [head!, head!.map((_, c) => (c === 0 ? '---' : '---:')), ...body].map((r) => `| ${r.map(escape).join(' | ')} |`).join('\n');
