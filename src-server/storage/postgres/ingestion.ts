@@ -151,11 +151,9 @@ export type FoldScope = 'recent' | 'all';
  * them. One process at a time (a transaction-scoped advisory lock; the others skip); writers are
  * not held: they only append, and a row appended during the fold is left for the next one.
  *
- * Then each Store's total (storeCountRows) moves up to the minutes before the last hour: `recent`
- * adds the minutes it passes, a Store without one (new, or dropped by dropStoreTotal) sums them all,
- * and `all` sums them all for every Store. A write that appends behind a total drops it
- * (dropStoreTotal); one that does so unseen (a process whose clock is behind the others' by more
- * than a quarter of an hour) is counted from the next `all`.
+ * Then each Store's total (storeCountRows) moves on (moveStoreTotals). A write that appends behind
+ * a total drops it (dropStoreTotal); one that does so unseen (a process whose clock is behind the
+ * others' by more than a quarter of an hour) is counted from the next `all`.
  */
 export async function foldIngestionRows(db: PostgresDatabase, scope: FoldScope, nowMs = Date.now()): Promise<void> {
   const minute = Math.floor(nowMs / MINUTE_MS);
@@ -186,18 +184,28 @@ export async function foldIngestionRows(db: PostgresDatabase, scope: FoldScope, 
        SELECT store_num, unit, kind, period, value, sum(count) FROM gone GROUP BY 1, 2, 3, 4, 5`,
       [fromHour, fromDay, TOP_KINDS],
     );
-    await tx.query(
-      `INSERT INTO ingestion_totals (store_num, through_minute, accepted)
-       SELECT s.num, CASE WHEN $2::boolean OR t.store_num IS NULL THEN $1::bigint ELSE greatest(t.through_minute, $1) END,
-              CASE WHEN $2 OR t.store_num IS NULL
-                THEN coalesce((SELECT sum(m.accepted) FROM ingestion_minutes AS m WHERE m.store_num = s.num AND m.minute < $1), 0)
-                ELSE t.accepted + coalesce((SELECT sum(m.accepted) FROM ingestion_minutes AS m
-                                             WHERE m.store_num = s.num AND m.minute >= t.through_minute AND m.minute < $1), 0) END
-         FROM stores AS s LEFT JOIN ingestion_totals AS t ON t.store_num = s.num
-       ON CONFLICT (store_num) DO UPDATE SET through_minute = excluded.through_minute, accepted = excluded.accepted`,
-      [minute - TOTAL_BEHIND_MINUTES, scope === 'all'],
-    );
+    await moveStoreTotals(tx, scope, nowMs);
   });
+}
+
+/**
+ * Moves each Store's running total up to the minutes before the last hour (as of `nowMs`):
+ * `recent` adds the minutes it passes, and a Store without a total (new, or dropped by
+ * dropStoreTotal) sums them all; `all` sums them all for every Store. The fold's last step, and
+ * the step of the migration that made the totals.
+ */
+export async function moveStoreTotals(tx: Tx, scope: FoldScope, nowMs: number): Promise<void> {
+  await tx.query(
+    `INSERT INTO ingestion_totals (store_num, through_minute, accepted)
+     SELECT s.num, CASE WHEN $2::boolean OR t.store_num IS NULL THEN $1::bigint ELSE greatest(t.through_minute, $1) END,
+            CASE WHEN $2 OR t.store_num IS NULL
+              THEN coalesce((SELECT sum(m.accepted) FROM ingestion_minutes AS m WHERE m.store_num = s.num AND m.minute < $1), 0)
+              ELSE t.accepted + coalesce((SELECT sum(m.accepted) FROM ingestion_minutes AS m
+                                           WHERE m.store_num = s.num AND m.minute >= t.through_minute AND m.minute < $1), 0) END
+       FROM stores AS s LEFT JOIN ingestion_totals AS t ON t.store_num = s.num
+     ON CONFLICT (store_num) DO UPDATE SET through_minute = excluded.through_minute, accepted = excluded.accepted`,
+    [Math.floor(nowMs / MINUTE_MS) - TOTAL_BEHIND_MINUTES, scope === 'all'],
+  );
 }
 
 /**

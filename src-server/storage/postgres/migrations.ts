@@ -16,6 +16,7 @@
 import type { Tx } from './database';
 import { fillExplorerNames } from './explorer-names';
 import { FORWARDERS_MIGRATION } from './forwarders';
+import { moveStoreTotals } from './ingestion';
 import { INSERT_STATEMENTS_FUNCTION, INSERT_STATEMENTS_WITHOUT_NOTIFY } from './insert-function';
 import { READ_BOUNDS_FUNCTION } from './record-seq';
 import type { PostgresDatabase } from './database';
@@ -347,21 +348,14 @@ CREATE INDEX audit_log_at ON audit_log (at_ms);
   READ_BOUNDS_FUNCTION,
   // Each Store's accepted statements of the minutes before `through_minute`, kept by the fold
   // (ingestion.ts): a count reads this row and the Store's last hour of minutes, not a year of them.
-  // Safe to run again, as the functions' migrations are (a test replays the later migrations).
+  // Filled by its step below. Safe to run again, as the functions' migrations are (a test replays
+  // the later migrations).
   `
 CREATE TABLE IF NOT EXISTS ingestion_totals (
   store_num integer PRIMARY KEY,
   through_minute bigint NOT NULL,
   accepted bigint NOT NULL
 );
--- The Stores' totals through the hour before now, as the fold keeps them (its clock is the database's
--- here, the service's there: the fold of every period sums them again each hour).
-INSERT INTO ingestion_totals (store_num, through_minute, accepted)
-SELECT s.num, w.through, coalesce(sum(m.accepted), 0)
-  FROM stores AS s CROSS JOIN (SELECT floor(extract(epoch FROM now()) / 60)::bigint - 60 AS through) AS w
-  LEFT JOIN ingestion_minutes AS m ON m.store_num = s.num AND m.minute < w.through
- GROUP BY s.num, w.through
-ON CONFLICT (store_num) DO NOTHING;
 `,
 ];
 
@@ -371,6 +365,8 @@ ON CONFLICT (store_num) DO NOTHING;
  */
 const MIGRATION_STEPS: Readonly<Record<number, (tx: Tx) => Promise<void>>> = {
   5: fillExplorerNames,
+  // The Stores' totals from the history found, as the fold of every period makes them.
+  13: (tx) => moveStoreTotals(tx, 'all', Date.now()),
 };
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -377,17 +377,18 @@ export class PostgresStorage implements Storage {
 
   async insertStatements(storeId: string, rows: StatementRow[]): Promise<InsertStatementsResult> {
     const result = await this.writeStatements(storeId, rows);
-    // Statements stored long ago (an import keeps the source's `stored`) may be counted where the
-    // Store's running total has already passed.
-    if (result.ok && result.inserted.length > 0 && behindStoreTotal(rows.map((row) => row.stored), Date.now())) await this.dropStoreTotal(storeId);
+    if (result.ok && result.inserted.length > 0) await this.keepStoreTotalRight(storeId, rows.map((row) => row.stored));
     return result;
   }
 
   /**
-   * dropStoreTotal after a write that committed: a failure is logged, not thrown, for the write is
-   * kept; the total stays short until the hourly fold of every period sums the minutes again.
+   * After a write that committed records with these times: one stored long ago (an import keeps
+   * the source's `stored`) may be counted where the Store's running total has passed, so the total
+   * is dropped (dropStoreTotal). A failure is logged, not thrown, for the write is kept; the total
+   * then stays short until the hourly fold of every period sums the minutes again.
    */
-  private async dropStoreTotal(storeId: string): Promise<void> {
+  private async keepStoreTotalRight(storeId: string, times: string[]): Promise<void> {
+    if (!behindStoreTotal(times, Date.now())) return;
     await dropStoreTotal(this.db, storeId).catch((err: unknown) => this.options.log?.(`could not drop the statement total of a Store: ${String(err)}`));
   }
 
@@ -483,7 +484,7 @@ export class PostgresStorage implements Storage {
     }
     const seqs = await this.write(async (tx) => insertRejectionRows(tx, await this.storeNumFor(tx, storeId), rows));
     this.announceRecords(storeId, seqs, []);
-    if (behindStoreTotal(rows.map((row) => row.receivedAt), Date.now())) await this.dropStoreTotal(storeId);
+    await this.keepStoreTotalRight(storeId, rows.map((row) => row.receivedAt));
   }
 
   async searchExplorer(storeId: string, query: ExplorerQuery): Promise<ExplorerPage> {
