@@ -259,7 +259,10 @@ describe('PostgreSQL storage with several processes', () => {
   });
 
   it('does not tell again what a process announced, nor its own writes', async () => {
-    const { a, b, store } = await twoProcessesWithStore({ missedRecordsIntervalMs: 100 });
+    // Looks far apart next to an announcement's way (sent within 50 ms, heard at once): one held
+    // back past a whole interval may be told twice by design (missed-records.ts), and a 100 ms
+    // interval was within reach of a loaded machine's delays.
+    const { a, b, store } = await twoProcessesWithStore({ missedRecordsIntervalMs: 400 });
     const heard: StorageChange[] = [];
     b.watchChanges((change) => heard.push(change));
     for (let i = 0; i < 5; i++) {
@@ -267,7 +270,7 @@ describe('PostgreSQL storage with several processes', () => {
       await b.insertStatements(store.id, [makeStatement({ actor: ALICE })]);
     }
     // Several looks after the last write: each of a's records told once (by its announcement), none of b's.
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
     const told = toldSeqs(heard);
     // Written one after the other, a first: a's are every other seq from the first.
     const all = (await b.queryStatements(store.id, { limit: 20, ascending: true })).statements.map((s) => s.seq);
