@@ -12,6 +12,8 @@ import type { CreateForwarderInput, DeadLetterView, ForwarderView } from './cont
 /** What the worker is told of a change an admin made: delivery may go on at once. */
 export interface ForwardingWake {
   wake(forwarderId: string): void;
+  /** A forwarder of the Store was added or deleted: the Store's writes wake another set. */
+  forwardersChanged(storeId: string): void;
 }
 
 export interface ForwarderDeps {
@@ -33,6 +35,7 @@ export async function createForwarder(deps: ForwarderDeps, store: StoreRecord, i
     cursor: input.from === 'beginning' ? 0 : await deps.storage.currentSeq(),
   });
   await deps.storage.insertForwarder(record);
+  deps.forwarding?.forwardersChanged(store.id);
   deps.forwarding?.wake(record.id);
   return record;
 }
@@ -74,6 +77,7 @@ export async function setForwarderPaused(deps: ForwarderDeps, store: StoreRecord
 
 export async function deleteForwarder(deps: ForwarderDeps, store: StoreRecord, record: ForwarderRecord): Promise<void> {
   await deps.storage.deleteForwarder(record.id);
+  deps.forwarding?.forwardersChanged(store.id);
 }
 
 export async function redeliver(deps: ForwarderDeps, store: StoreRecord, record: ForwarderRecord, ids?: number[]): Promise<number> {

@@ -8,6 +8,11 @@
  * It is woken, never polls busily: by what this process records (announceStatements), by what
  * other processes on the same database commit (the storage's change feed), by an admin's change,
  * by a batch's retry time, and by a slow timer that catches anything else.
+ *
+ * A write wakes its Store's forwarders by the list of them it last read, not by reading it again:
+ * writes come hundreds of times a second and forwarders change rarely. An admin's change in this
+ * process drops the Store's list (forwardersChanged); the slow timer drops every list, so that a
+ * forwarder another process added is woken here too within idleMs (that process wakes it at once).
  */
 import { randomUUID } from 'node:crypto';
 import type { ForwardableStatement, ForwarderRecord } from '../storage/forwarders';
@@ -78,6 +83,10 @@ export class ForwardingWorker implements ForwardingWake {
   private readonly owner = randomUUID();
   private readonly runners = new Map<string, Runner>();
   private readonly storesWaking = new Set<string>();
+  /** Each Store's forwarder ids as last read (wakeStore); a Store not in it is read again. */
+  private readonly storeForwarders = new Map<string, string[]>();
+  /** Counts the times the lists were dropped: a list read across a drop may be stale, and is not kept. */
+  private listsDropped = 0;
   private readonly abort = new AbortController();
   private idleTimer: NodeJS.Timeout | null = null;
   private unwatch: (() => void) | null = null;
@@ -123,6 +132,12 @@ export class ForwardingWorker implements ForwardingWake {
 
   announceRejections(): void {}
 
+  /** An admin added or deleted one of the Store's forwarders: its list is read again at the next write. */
+  forwardersChanged(storeId: string): void {
+    this.storeForwarders.delete(storeId);
+    this.listsDropped++;
+  }
+
   wake(forwarderId: string): void {
     if (!this.started || this.stopped) return;
     let runner = this.runners.get(forwarderId);
@@ -144,20 +159,33 @@ export class ForwardingWorker implements ForwardingWake {
 
   private wakeStore(storeId: string): void {
     if (!this.started || this.stopped || this.storesWaking.has(storeId)) return;
+    // A Store known to have no forwarder: nothing to wake.
+    if (this.storeForwarders.get(storeId)?.length === 0) return;
     // Writes arriving together wake the Store once.
     this.storesWaking.add(storeId);
     setTimeout(() => {
       this.storesWaking.delete(storeId);
       if (this.stopped) return;
-      void this.storage
-        .listForwarders(storeId)
-        .then((records) => records.forEach((record) => this.wake(record.id)))
+      void this.forwardersOf(storeId)
+        .then((ids) => ids.forEach((id) => this.wake(id)))
         .catch((err: unknown) => this.failedToRead(err));
     }, 10);
   }
 
+  /** The Store's forwarder ids: as last read, or read now and kept. */
+  private async forwardersOf(storeId: string): Promise<string[]> {
+    const known = this.storeForwarders.get(storeId);
+    if (known) return known;
+    const dropsBefore = this.listsDropped;
+    const ids = (await this.storage.listForwarders(storeId)).map((record) => record.id);
+    if (this.listsDropped === dropsBefore) this.storeForwarders.set(storeId, ids);
+    return ids;
+  }
+
   private wakeAll(): void {
     if (!this.started || this.stopped) return;
+    this.storeForwarders.clear();
+    this.listsDropped++;
     void this.storage
       .listForwarders()
       .then((records) => records.forEach((record) => this.wake(record.id)))

@@ -206,6 +206,48 @@ describe('forwarding to a webhook', () => {
     expect(receiver.ids).toEqual([id, statementId]);
   });
 
+  it('reads a Store’s forwarders once for many writes, and again after an admin adds or deletes one', async () => {
+    await stopLore(lore);
+    const reads: Array<string | undefined> = [];
+    const counted = new Proxy(lore.storage, {
+      get(target, name, receiver) {
+        if (name === 'listForwarders') {
+          return (storeId?: string) => {
+            reads.push(storeId);
+            return target.listForwarders(storeId);
+          };
+        }
+        const value: unknown = Reflect.get(target, name, receiver);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    lore = await startLore(counted, { ...FAST, idleMs: 60_000 });
+    const storeReads = () => reads.filter((storeId) => storeId !== undefined).length;
+    // Writes a statement at a time, then lets every wake they caused (the change feed's too) end.
+    const write = async (count: number) => {
+      const ids: string[] = [];
+      for (let i = 0; i < count; i++) {
+        ids.push(...(await send(1)));
+        await new Promise((resolve) => setTimeout(resolve, 30));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return ids;
+    };
+    await write(5);
+    expect(storeReads()).toBe(1);
+
+    const created = await createForwarder({ kind: 'webhook', url: receiver.url, secret: SECRET });
+    const sent = await write(2);
+    await waitFor(() => receiver.ids.length === 2, 'the statements written after the forwarder was added', 3_000);
+    expect(receiver.ids).toEqual(sent);
+    expect(storeReads()).toBe(2);
+
+    expect((await admin({ method: 'DELETE', url: `/admin/api/stores/demo/forwarders/${created.id}` })).statusCode).toBe(204);
+    await write(3);
+    expect(storeReads()).toBe(3);
+    expect(receiver.ids).toEqual(sent);
+  });
+
   it('pauses, resumes and deletes', async () => {
     const created = await createForwarder({ kind: 'webhook', url: receiver.url, secret: SECRET });
     const paused = await admin({ method: 'PATCH', url: `/admin/api/stores/demo/forwarders/${created.id}`, payload: { paused: true } });
