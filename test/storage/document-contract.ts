@@ -83,6 +83,15 @@ export function describeDocumentContract(ctx: ContractContext): void {
       expect(await s().findDocument(storeId(), stateKey('c', { agent: BOB }))).not.toBeNull();
     });
 
+    it('refuses a write or a deletion of a document in a Store that does not exist, as no Store', async () => {
+      const missing = 'a-store-that-does-not-exist';
+      const noStore = { name: 'StorageNotFoundError', code: 'store_not_found' };
+      await expect(s().upsertDocument(missing, stateKey('a'), content('a'), null)).rejects.toMatchObject(noStore);
+      await expect(s().upsertDocument(missing, stateKey('a'), content('a'), 'etag-of-old')).rejects.toMatchObject(noStore);
+      await expect(s().deleteDocument(missing, stateKey('a'))).rejects.toMatchObject(noStore);
+      await expect(s().deleteDocument(missing, stateKey('a'), 'etag-of-old')).rejects.toMatchObject(noStore);
+    });
+
     it('keys profiles by activity alone and by agent alone', async () => {
       const activityProfile: DocumentKey = { kind: 'activityProfile', activityId: ACTIVITY, agent: null, registration: null, id: 'p' };
       const agentProfile: DocumentKey = { kind: 'agentProfile', activityId: null, agent: ALICE, registration: null, id: 'p' };

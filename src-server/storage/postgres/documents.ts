@@ -4,11 +4,13 @@
  * list and delete, which always name a prefix of it. Columns a kind does not use hold ''.
  *
  * A conditional write (If-Match / If-None-Match, decided by the caller as "the current etag is
- * still X") locks the row it compares (FOR UPDATE) or, when there is none, inserts with ON
- * CONFLICT DO NOTHING: of two writers with the same precondition, one wins and the other is told
- * the document changed (412), across processes.
+ * still X") updates the row only where its etag is still X (the row's lock makes a second writer
+ * wait and then see the first one's etag) or, when there is none, inserts with ON CONFLICT DO
+ * NOTHING: of two writers with the same precondition, one wins and the other is told the document
+ * changed (412), across processes.
  */
 import type { DocumentContent, DocumentKey, DocumentSet, StoredDocument } from '../storage';
+import { StorageNotFoundError } from '../errors';
 import type { PostgresDatabase, Tx } from './database';
 
 function whereSet(
@@ -51,54 +53,65 @@ export async function listDocumentIdRows(db: PostgresDatabase, storeNum: number,
   return rows.map((row) => row.doc_id);
 }
 
-/** The current etag, locking the row until the transaction ends; null when there is none. */
-async function lockedEtag(tx: Tx, storeNum: number, key: DocumentKey): Promise<string | null> {
-  const where = whereSet(storeNum, key, key.id);
-  const { rows } = await tx.query<{ etag: string }>(`SELECT etag FROM documents WHERE ${where.sql} FOR UPDATE`, where.values);
-  return rows[0]?.etag ?? null;
+/**
+ * The Store's row FOR SHARE (an erasure or a deletion of the Store waits, as for any write of it)
+ * and the number of documents a statement wrote, as the two statements below answer.
+ */
+const STORE_LOCK = 'WITH s AS (SELECT num FROM stores WHERE id = $1 FOR SHARE)';
+const COUNTS = 'SELECT (SELECT count(*) FROM s)::int AS stores, (SELECT count(*) FROM written)::int AS written';
+const KEY_MATCH = 'd.store_num = s.num AND d.kind = $2 AND d.activity_id = $3 AND d.agent = $4 AND d.registration = $5 AND d.doc_id = $6';
+
+/** Replaces a document whose etag is $7; the row's lock decides between two writers. */
+const REPLACE_DOCUMENT = `${STORE_LOCK}, written AS (
+  UPDATE documents AS d SET content_type = $8, content = $9, etag = $10, updated = $11, updated_ms = $12
+    FROM s WHERE ${KEY_MATCH} AND d.etag = $7 RETURNING 1)
+${COUNTS}`;
+
+/** Inserts a document where there is none; the primary key decides between two writers that both saw none. */
+const INSERT_DOCUMENT = `${STORE_LOCK}, written AS (
+  INSERT INTO documents (store_num, kind, activity_id, agent, registration, doc_id, content_type, content, etag, updated, updated_ms)
+  SELECT s.num, $2, $3, $4, $5, $6, $7::text, $8::bytea, $9::text, $10::text, $11::bigint FROM s ON CONFLICT DO NOTHING RETURNING 1)
+${COUNTS}`;
+
+/** Deletes a document, only if its etag is $7 when $7 is given. */
+const DELETE_DOCUMENT = `${STORE_LOCK}, written AS (
+  DELETE FROM documents AS d USING s WHERE ${KEY_MATCH} AND ($7::text IS NULL OR d.etag = $7) RETURNING 1)
+${COUNTS}`;
+
+function keyValues(storeId: string, key: DocumentKey): unknown[] {
+  return [storeId, key.kind, key.activityId ?? '', key.agent ?? '', key.registration ?? '', key.id];
 }
 
-/** Writes the document if its current etag is `ifCurrent` (null: there is none); false otherwise. */
-export async function upsertDocumentRow(tx: Tx, storeNum: number, key: DocumentKey, document: DocumentContent, ifCurrent: string | null): Promise<boolean> {
-  const current = await lockedEtag(tx, storeNum, key);
-  if (current !== ifCurrent) return false;
-  const values = [
-    storeNum,
-    key.kind,
-    key.activityId ?? '',
-    key.agent ?? '',
-    key.registration ?? '',
-    key.id,
-    document.contentType,
-    Buffer.from(document.content),
-    document.etag,
-    document.updated,
-    Date.parse(document.updated),
-  ];
-  if (current !== null) {
-    await tx.query(
-      `UPDATE documents SET content_type = $7, content = $8, etag = $9, updated = $10, updated_ms = $11
-        WHERE store_num = $1 AND kind = $2 AND activity_id = $3 AND agent = $4 AND registration = $5 AND doc_id = $6`,
-      values,
-    );
-    return true;
-  }
-  // No row to lock: the primary key decides between two writers that both saw none.
-  const { rowCount } = await tx.query(
-    `INSERT INTO documents (store_num, kind, activity_id, agent, registration, doc_id, content_type, content, etag, updated, updated_ms)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING`,
-    values,
-  );
-  return rowCount === 1;
+/** Whether the statement wrote its document; a Store that does not exist is an error, as for any write. */
+async function wroteOne(db: PostgresDatabase, storeId: string, text: string, values: unknown[], beforeCommit?: () => Promise<void>): Promise<boolean> {
+  const [counts] = await db.statement<{ stores: number; written: number }>(text, values, beforeCommit);
+  if (!counts || counts.stores === 0) throw new StorageNotFoundError('store_not_found', `no Store with id ${storeId}`);
+  return counts.written === 1;
+}
+
+/**
+ * Writes the document if its current etag is `ifCurrent` (null: there is none); false otherwise.
+ * One statement, committed by the server as it answers: a State write is frequent (content saves
+ * its place with it), and BEGIN, the Store's lock, the row's lock and COMMIT were four more round
+ * trips.
+ */
+export function upsertDocumentRow(
+  db: PostgresDatabase,
+  storeId: string,
+  key: DocumentKey,
+  document: DocumentContent,
+  ifCurrent: string | null,
+  beforeCommit?: () => Promise<void>,
+): Promise<boolean> {
+  const content = [document.contentType, Buffer.from(document.content), document.etag, document.updated, Date.parse(document.updated)];
+  return ifCurrent === null
+    ? wroteOne(db, storeId, INSERT_DOCUMENT, [...keyValues(storeId, key), ...content], beforeCommit)
+    : wroteOne(db, storeId, REPLACE_DOCUMENT, [...keyValues(storeId, key), ifCurrent, ...content], beforeCommit);
 }
 
 /** Deletes one document; with `ifCurrent`, only if its etag is that. False when nothing was deleted. */
-export async function deleteDocumentRow(tx: Tx, storeNum: number, key: DocumentKey, ifCurrent?: string): Promise<boolean> {
-  const current = await lockedEtag(tx, storeNum, key);
-  if (current === null || (ifCurrent !== undefined && current !== ifCurrent)) return false;
-  const where = whereSet(storeNum, key, key.id);
-  await tx.query(`DELETE FROM documents WHERE ${where.sql}`, where.values);
-  return true;
+export function deleteDocumentRow(db: PostgresDatabase, storeId: string, key: DocumentKey, ifCurrent?: string, beforeCommit?: () => Promise<void>): Promise<boolean> {
+  return wroteOne(db, storeId, DELETE_DOCUMENT, [...keyValues(storeId, key), ifCurrent ?? null], beforeCommit);
 }
 
 export async function deleteDocumentRows(tx: Tx, storeNum: number, set: DocumentSet): Promise<number> {

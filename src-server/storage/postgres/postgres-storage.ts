@@ -555,11 +555,11 @@ export class PostgresStorage implements Storage {
   }
 
   upsertDocument(storeId: string, key: DocumentKey, document: DocumentContent, ifCurrent: string | null): Promise<boolean> {
-    return this.write(async (tx) => upsertDocumentRow(tx, await this.storeNumFor(tx, storeId), key, document, ifCurrent));
+    return upsertDocumentRow(this.db, storeId, key, document, ifCurrent, this.options.beforeCommit);
   }
 
   deleteDocument(storeId: string, key: DocumentKey, ifCurrent?: string): Promise<boolean> {
-    return this.write(async (tx) => deleteDocumentRow(tx, await this.storeNumFor(tx, storeId), key, ifCurrent));
+    return deleteDocumentRow(this.db, storeId, key, ifCurrent, this.options.beforeCommit);
   }
 
   deleteDocuments(storeId: string, set: DocumentSet): Promise<number> {
