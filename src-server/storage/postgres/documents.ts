@@ -55,7 +55,7 @@ export async function listDocumentIdRows(db: PostgresDatabase, storeNum: number,
 
 /**
  * The Store's row FOR SHARE (an erasure or a deletion of the Store waits, as for any write of it)
- * and the number of documents a statement wrote, as the two statements below answer.
+ * and the number of documents a statement wrote, as each statement below answers them.
  */
 const STORE_LOCK = 'WITH s AS (SELECT num FROM stores WHERE id = $1 FOR SHARE)';
 const COUNTS = 'SELECT (SELECT count(*) FROM s)::int AS stores, (SELECT count(*) FROM written)::int AS written';
