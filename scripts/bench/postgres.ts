@@ -18,6 +18,7 @@ import pg from 'pg';
 import { cpuMicros, runLoad, type LoadResult } from './load';
 import { postmasterPid, serverCpuMicros } from './postgres-cpu';
 import { ADMIN_TOKEN, ROOT, startBaselineProcess, startServiceProcess, type Child } from './processes';
+import { warmUp } from './warm-up';
 import { preload } from './read-store';
 import { markdownTable } from './report';
 import { scenarios, type Scenario, type StoreContext } from './scenarios';
@@ -27,6 +28,8 @@ export interface PostgresBenchOptions {
   seconds: number;
   preloadCount: number;
   seed: number;
+  /** Seconds of single POSTs that warm each process up before it is measured (warm-up.ts). */
+  warmUpSeconds: number;
   log: (message: string) => void;
 }
 
@@ -130,8 +133,14 @@ async function runConfiguration(
       options.preloadCount,
       options.seed,
     );
-    // The preload's tables vacuumed and analysed now, not by autovacuum during the first measured
-    // run (its CPU would be counted as that run's, and the machine shared with it).
+    options.log(`${name}: warming up`);
+    await warmUp(
+      processes.map((p) => p.url),
+      scenarios(ctx, options.seed + 3),
+      options.warmUpSeconds,
+    );
+    // The tables vacuumed and analysed now, not by autovacuum during the first measured run (its
+    // CPU would be counted as that run's, and the machine shared with it).
     const databaseUrl = env(dirs[0]!)['LRS_DATABASE_URL'];
     if (databaseUrl) {
       const client = new pg.Client({ connectionString: databaseUrl });
@@ -236,6 +245,7 @@ export async function runPostgresBench(options: PostgresBenchOptions): Promise<v
   try {
     // The baseline with the same scenarios (one per body shape), on one process.
     const sample: StoreContext = { slug: SLUG, authorization: 'Basic eDp4', adminToken: ADMIN_TOKEN, knownIds: ['00000000-0000-4000-8000-000000000000'] };
+    await warmUp([baseline.url], scenarios(sample, options.seed + 3), options.warmUpSeconds);
     for (const scenario of scenarios(sample, options.seed + 1)) {
       if (baselines.has(scenario.baselineKey)) continue;
       baselines.set(scenario.baselineKey, await measure([baseline], scenario, options.seconds, null));

@@ -35,7 +35,8 @@ import { runPostgresBench } from './postgres';
 import { analyseProfile, monotonicMicros, printProfile } from './profile';
 import { scenarios, type Scenario, type StoreContext } from './scenarios';
 import { statementGenerator } from './statements';
-import { backupPauseLines, evaluateTargets, markdownReport, printReport, type PhaseReport, type Report } from './report';
+import { backupPauseLines, evaluateTargets, markdownReport, printReport, type PhaseReport, type Report, type TargetRound } from './report';
+import { warmUp, warmUpSeconds } from './warm-up';
 import { measureSingleWrites, measureWriteCosts } from './write-costs-run';
 
 const { values: args } = parseArgs({
@@ -236,26 +237,40 @@ async function snapshotStall(dataDir: string, ctx: StoreContext, thresholdBytes:
   }
 }
 
-/** Rounds of the batched-POST target: the scenario's own run, then this many more, alternating. */
-const BATCH_ROUNDS = 5;
+/** Rounds of a target read over alternating rounds: the scenario's own run, then this many more. */
+const TARGET_ROUNDS = 5;
 
 /**
- * The batched-POST target read over alternating rounds of the service and the baseline, not one
- * run: a 3 s run answers ~120 batches, and one run's ratio moved between 17.9× and 21.3× from one
- * run of the same build to the next. The scenario's own runs are the first round.
+ * A target read over alternating rounds of the service and the baseline, not one run: a 3 s run
+ * answers ~120 batches, and one run's batched ratio moved between 17.9× and 21.3× from one run of
+ * the same build to the next; the single-POST ratio rests on one baseline run measured once
+ * (86 µs in one run, 50–79 µs in the rounds after it: "Ninth round"). The scenario's own runs
+ * (`first`, `baselines`) are the first round.
  */
-async function batchRounds(service: Child, baseline: Child, ctx: StoreContext, first: PhaseReport['scenarios'], baselines: Map<string, LoadResult>) {
-  const post = scenarios(ctx, seed + 6).find((s) => s.name === 'post-100')!;
-  const cpuOf = (result: LoadResult | undefined) => result?.serverCpuMicrosPerRequest ?? null;
-  const rounds: NonNullable<PhaseReport['batchRounds']> = [];
+async function targetRounds(
+  name: 'post-100' | 'post-1-c10',
+  service: Child,
+  baseline: Child,
+  ctx: StoreContext,
+  first: PhaseReport['scenarios'],
+  baselines: Map<string, LoadResult>,
+): Promise<TargetRound[]> {
+  const chosen = scenarios(ctx, seed + 6).find((s) => s.name === name)!;
+  const rounds: TargetRound[] = [];
   // A round whose CPU could not be read (no /proc) is left out; the rounds are run all the same.
-  const push = (service: number | null, base: number | null) => {
-    if (service !== null && base !== null && base > 0) rounds.push({ serviceMicros: service, baselineMicros: base });
+  const push = (ofService: LoadResult | undefined, ofBaseline: LoadResult | undefined) => {
+    const serviceMicros = ofService?.serverCpuMicrosPerRequest ?? null;
+    const baselineMicros = ofBaseline?.serverCpuMicrosPerRequest ?? null;
+    if (!ofService || !ofBaseline || serviceMicros === null || baselineMicros === null || baselineMicros <= 0) return;
+    rounds.push({ serviceMicros, baselineMicros, serviceRate: ofService.requestsPerSec, baselineRate: ofBaseline.requestsPerSec, serviceP99: ofService.p99 });
   };
-  push(cpuOf(first.find((s) => s.name === post.name)?.service), cpuOf(baselines.get(post.baselineKey)));
+  push(first.find((s) => s.name === chosen.name)?.service, baselines.get(chosen.baselineKey));
   const load = (target: Child) =>
-    runLoad({ baseUrl: target.url, connections: post.connections, seconds, next: post.next, statementsPerRequest: post.statementsPerRequest, serverPid: target.child.pid });
-  for (let round = 1; round < (quick ? 1 : BATCH_ROUNDS); round++) push(cpuOf(await load(service)), cpuOf(await load(baseline)));
+    runLoad({ baseUrl: target.url, connections: chosen.connections, seconds, next: chosen.next, statementsPerRequest: chosen.statementsPerRequest, serverPid: target.child.pid });
+  for (let round = 1; round < (quick ? 1 : TARGET_ROUNDS); round++) {
+    const ofService = await load(service);
+    push(ofService, await load(baseline));
+  }
   return rounds;
 }
 
@@ -274,6 +289,7 @@ async function smallPhase(baseline: Child, baselines: Map<string, LoadResult>): 
     let preloaded;
     let watching;
     let batches;
+    let singles;
     try {
       ctx = await createStore(service.url);
       log(`small Store: preloading ${SMALL_COUNT.toLocaleString('en-US')} statements`);
@@ -282,14 +298,16 @@ async function smallPhase(baseline: Child, baselines: Map<string, LoadResult>): 
       await service.stop();
       afterPreload = dirSize(dataDir);
       service = await startServiceProcess({ dataDir });
-      // Warm-up: let both processes' JIT settle before the first measured run.
-      const warm = scenarios(ctx, seed + 3)[0]!;
-      await runLoad({ baseUrl: service.url, connections: 10, seconds: 1, next: warm.next });
-      await runLoad({ baseUrl: baseline.url, connections: 10, seconds: 1, next: warm.next });
+      // Both processes warmed up (warm-up.ts): a new process costs ~2.5× its steady CPU at first.
+      log(`small Store: warming the service and the baseline up (${warmUpSeconds(quick)} s of single POSTs, then each scenario 1 s)`);
+      await warmUp([service.url], scenarios(ctx, seed + 3), warmUpSeconds(quick));
+      await warmUp([baseline.url], scenarios(ctx, seed + 3), warmUpSeconds(quick));
       scenarioResults = await runScenarios(service, ctx, baseline, baselines);
       memAfter = memory(service);
       log('small Store: batched POSTs, alternating rounds against the baseline');
-      batches = await batchRounds(service, baseline, ctx, scenarioResults, baselines);
+      batches = await targetRounds('post-100', service, baseline, ctx, scenarioResults, baselines);
+      log('small Store: single POSTs, alternating rounds against the baseline');
+      singles = await targetRounds('post-1-c10', service, baseline, ctx, scenarioResults, baselines);
       log('small Store: what ten open console streams cost single POSTs');
       watching = await watchingCost(service, scenarios(ctx, seed + 5)[0]!, seconds);
     } finally {
@@ -313,6 +331,7 @@ async function smallPhase(baseline: Child, baselines: Map<string, LoadResult>): 
       backups,
       watching,
       batchRounds: batches,
+      singleRounds: singles,
     };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
@@ -351,6 +370,8 @@ async function largePhase(baselines: Map<string, LoadResult>): Promise<PhaseRepo
       startup = await measureStartup(service, ctx);
       log(`started with ${preloaded.stored.toLocaleString('en-US')} statements: /health after ${startup.healthMs.toFixed(0)} ms, a query after ${startup.queryMs.toFixed(0)} ms`);
       memBefore = memory(service);
+      log('large Store: warming the service up');
+      await warmUp([service.url], scenarios(ctx, seed + 3), warmUpSeconds(quick));
       scenarioResults = await runScenarios(service, ctx, null, baselines);
       memAfter = memory(service);
     } finally {
@@ -453,7 +474,7 @@ async function backupPauseRun(): Promise<void> {
 
 async function main(): Promise<void> {
   if (args['database-url']) {
-    await runPostgresBench({ databaseUrl: args['database-url'], seconds, preloadCount: SMALL_COUNT, seed, log });
+    await runPostgresBench({ databaseUrl: args['database-url'], seconds, preloadCount: SMALL_COUNT, seed, warmUpSeconds: warmUpSeconds(quick), log });
     return;
   }
   if (args.profile) return profileRun();
