@@ -16,13 +16,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { runLoad } from './load';
 import { median } from './median';
 import { createStore, measure, withDatabase, type Measured } from './postgres';
 import { postmasterPid } from './postgres-cpu';
 import { startServiceProcess, type Child } from './processes';
 import { preload } from './read-store';
 import { scenarios, type Scenario } from './scenarios';
+import { warmUp, warmUpSeconds } from './warm-up';
 
 const { values: args } = parseArgs({
   options: {
@@ -68,9 +68,10 @@ async function startSide(dataDir: string, env: Record<string, string>, postmaste
 const micros = (value: number | null) => (value === null ? '-' : value.toFixed(0));
 
 async function compare(sqljs: Side, postgres: Side): Promise<void> {
+  // Both services warmed up (warm-up.ts) before any round: a new process costs ~2.5× its steady CPU at first.
+  for (const side of [sqljs, postgres]) await warmUp([side.service.url], side.chosen, warmUpSeconds(false));
   for (const [index, name] of wanted.entries()) {
     const ratios: number[] = [];
-    for (const side of [sqljs, postgres]) await runLoad({ baseUrl: side.service.url, connections: 10, seconds: 1, next: side.chosen[index]!.next });
     for (let round = 0; round < rounds; round++) {
       // Alternate which goes first: a machine speeding up or slowing down favours neither.
       const order = round % 2 === 0 ? [sqljs, postgres] : [postgres, sqljs];
