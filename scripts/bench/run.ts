@@ -300,8 +300,9 @@ async function smallPhase(baseline: Child, baselines: Map<string, LoadResult>): 
       service = await startServiceProcess({ dataDir });
       // Both processes warmed up (warm-up.ts): a new process costs ~2.5× its steady CPU at first.
       log(`small Store: warming the service and the baseline up (${warmUpSeconds(quick)} s of single POSTs, then each scenario 1 s)`);
-      await warmUp([service.url], scenarios(ctx, seed + 3), warmUpSeconds(quick));
-      await warmUp([baseline.url], scenarios(ctx, seed + 3), warmUpSeconds(quick));
+      const warming = scenarios(ctx, seed + 3);
+      await warmUp([service.url], warming, warmUpSeconds(quick));
+      await warmUp([baseline.url], warming, warmUpSeconds(quick));
       scenarioResults = await runScenarios(service, ctx, baseline, baselines);
       memAfter = memory(service);
       log('small Store: batched POSTs, alternating rounds against the baseline');
