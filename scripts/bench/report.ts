@@ -78,14 +78,29 @@ export interface BackupPauseReport {
   backupSpansMs: Array<{ from: number; to: number }>;
 }
 
+export interface WatchingRun {
+  requestsPerSec: number;
+  cpuMicrosPerRequest: number | null;
+}
+
+/** One round of watching.ts: a run with no stream open, one with ten, one with none again. */
+export interface WatchingRound {
+  noneBefore: WatchingRun;
+  watched: WatchingRun;
+  noneAfter: WatchingRun;
+}
+
 export interface WatchingReport {
   streams: number;
+  /** Medians over the rounds (reports before the rounds: the means of two pairs). */
   noneRequestsPerSec: number;
   watchedRequestsPerSec: number;
-  /** Throughput with the streams open ÷ with none. */
+  /** Throughput with the streams open ÷ with none around it: the median of the rounds' ratios. */
   ratio: number;
   /** Messages each stream carried per second of load: coalesced, a few whatever the rate. */
   messagesPerStreamPerSec: number;
+  /** Absent in reports written before the rounds existed. */
+  rounds?: WatchingRound[];
 }
 
 export interface Target {
@@ -183,6 +198,15 @@ function roundsText(values: number[], unit: string): string {
   return values.length > 1 ? `; median of ${values.length} alternating rounds, ${fmt(Math.min(...values), 1)}–${fmt(Math.max(...values), 1)}${unit}` : '';
 }
 
+/** The watched rounds' spread, and beside it the spread of the same load run twice with none open. */
+function watchingRoundsText(rounds: WatchingRound[]): string {
+  if (rounds.length < 2) return '';
+  const percent = (a: WatchingRun, b: WatchingRun) => (100 * a.requestsPerSec) / b.requestsPerSec;
+  const watched = rounds.map((r) => (100 * r.watched.requestsPerSec) / ((r.noneBefore.requestsPerSec + r.noneAfter.requestsPerSec) / 2));
+  const noneAgain = rounds.map((r) => percent(r.noneAfter, r.noneBefore));
+  return `${roundsText(watched, '%')}; none after ÷ none before ${fmt(Math.min(...noneAgain), 1)}–${fmt(Math.max(...noneAgain), 1)}%`;
+}
+
 export function evaluateTargets(report: Report): Target[] {
   const small = report.phases.find((p) => p.name === 'small');
   const large = report.phases.find((p) => p.name === 'large');
@@ -240,7 +264,7 @@ export function evaluateTargets(report: Report): Target[] {
   targets.push({
     target: 'single POST, 10 conn, ten console streams open: ≥ 95% of none open',
     value: watching
-      ? `${fmt(watching.watchedRequestsPerSec)} vs ${fmt(watching.noneRequestsPerSec)} req/s (${fmt(watching.ratio * 100, 1)}%), ${fmt(watching.messagesPerStreamPerSec, 1)} messages/s per stream`
+      ? `${fmt(watching.watchedRequestsPerSec)} vs ${fmt(watching.noneRequestsPerSec)} req/s (${fmt(watching.ratio * 100, 1)}%${watchingRoundsText(watching.rounds ?? [])}), ${fmt(watching.messagesPerStreamPerSec, 1)} messages/s per stream`
       : '—',
     verdict: verdict(watching ? watching.ratio >= 0.95 : null),
   });

@@ -310,7 +310,7 @@ async function smallPhase(baseline: Child, baselines: Map<string, LoadResult>): 
       log('small Store: single POSTs, alternating rounds against the baseline');
       singles = await targetRounds('post-1-c10', service, baseline, ctx, scenarioResults, baselines);
       log('small Store: what ten open console streams cost single POSTs');
-      watching = await watchingCost(service, scenarios(ctx, seed + 5)[0]!, seconds);
+      watching = await watchingCost(service, scenarios(ctx, seed + 5)[0]!, seconds, quick ? 2 : 5);
     } finally {
       await service.stop();
     }
