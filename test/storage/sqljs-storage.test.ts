@@ -133,9 +133,12 @@ describe('sql.js storage', () => {
       expect(JSON.parse(bytes.subarray(8).toString('utf8'))).toEqual(JSON.parse(JSON.stringify({ j: 12, op })));
       expect(encodeRecord(decoded.records[0]!).equals(bytes)).toBe(true);
 
-      // The texts made when the operation was planned are used, never journaled themselves.
-      const withTexts: InsertStatementsOp = { ...op, statementTexts: op.rows.map((r) => JSON.stringify(r.statement)) };
-      expect(encodeRecord({ j: 12, op: withTexts }).equals(bytes)).toBe(true);
+      // The statements' bytes made when the operation was planned are used, never journaled themselves.
+      const statementJson = op.rows.map((r) => ({ text: JSON.stringify(r.statement), bytes: Buffer.from(JSON.stringify(r.statement)) }));
+      expect(encodeRecord({ j: 12, op: { ...op, statementJson } }).equals(bytes)).toBe(true);
+      // They are what the record holds: other bytes planned would be written as they are.
+      const planned = statementJson.map((json, index) => (index === 0 ? { ...json, bytes: Buffer.from(JSON.stringify({ planned: true })) } : json));
+      expect(decodeJournal(encodeRecord({ j: 12, op: { ...op, statementJson: planned } })).records[0]!.op).toMatchObject({ rows: [{ statement: { planned: true } }, {}] });
     });
   });
 

@@ -10,7 +10,7 @@
  */
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
-import { opJson } from './ops';
+import { opPayload } from './ops';
 import type { Op } from './ops';
 
 const RECORD_HEADER_BYTES = 8;
@@ -23,11 +23,21 @@ export interface JournalRecord {
 }
 
 export function encodeRecord(record: JournalRecord): Buffer {
-  const json = `{"j":${record.j},"op":${opJson(record.op)}}`;
-  const length = Buffer.byteLength(json);
+  // The payload's parts go one after another into the record's one buffer: strings as UTF-8, bytes as they are.
+  const parts = [`{"j":${record.j},"op":`, ...opPayload(record.op), '}'];
+  let length = 0;
+  for (const part of parts) length += typeof part === 'string' ? Buffer.byteLength(part) : part.byteLength;
   if (length > MAX_RECORD_BYTES) throw new RangeError(`journal record of ${length} bytes exceeds ${MAX_RECORD_BYTES}`);
   const buf = Buffer.allocUnsafe(RECORD_HEADER_BYTES + length);
-  buf.write(json, RECORD_HEADER_BYTES, 'utf8');
+  let at = RECORD_HEADER_BYTES;
+  for (const part of parts) {
+    if (typeof part === 'string') {
+      at += buf.write(part, at, 'utf8');
+    } else {
+      buf.set(part, at);
+      at += part.byteLength;
+    }
+  }
   buf.writeUInt32LE(length, 0);
   buf.writeUInt32LE(crc32(buf.subarray(RECORD_HEADER_BYTES)), 4);
   return buf;

@@ -16,7 +16,7 @@ import { applyEmptyStore } from './empty-store';
 import type { EmptyStoreOp } from './empty-store';
 import { applyInsertRejections } from './rejections';
 import type { InsertRejectionsOp } from './rejections';
-import { applyInsertStatements, insertStatementsJson } from './statement-writes';
+import { applyInsertStatements, insertStatementsPayload } from './statement-writes';
 import type { InsertStatementsOp } from './statement-writes';
 import { applyStoreOp } from './stores';
 import { applyPruneRejections } from './retention';
@@ -78,9 +78,9 @@ interface LostRecordsOp {
   statementIds: string[];
 }
 
-/** An operation as its journal record holds it (journal-format.ts): JSON, statements written once. */
-export function opJson(op: Op): string {
-  return op.t === 'insertStatements' ? insertStatementsJson(op) : JSON.stringify(op);
+/** An operation as its journal record holds it (journal-format.ts): JSON in parts, statements' bytes made once. */
+export function opPayload(op: Op): Array<string | Uint8Array> {
+  return op.t === 'insertStatements' ? insertStatementsPayload(op) : [JSON.stringify(op)];
 }
 
 /**

@@ -40,12 +40,23 @@ export interface InsertStatementsOp {
   /** The Activity definitions the rows changed, merged whole (activities.ts). */
   activities?: ActivityOpRow[];
   /**
-   * Each row's statement as JSON text, made once when the operation is planned: the journal
-   * record and the statements row hold the same text, and stringifying a 1 KB statement costs
-   * about as much as the rest of its record. Never journaled itself; absent on records read back
-   * at start-up, whose statements are stringified at apply.
+   * Each row's statement as JSON text and as its UTF-8 bytes, made once when the operation is
+   * planned: the journal record and the statements row hold the same bytes, and stringifying a
+   * 1 KB statement costs about as much as the rest of its record. Never journaled itself; absent on
+   * records read back at start-up, whose statements are stringified at apply.
    */
-  statementTexts?: string[];
+  statementJson?: StatementJson[];
+}
+
+/** A statement's JSON, as text (what the compact form checks) and as the UTF-8 bytes it encodes and the journal holds. */
+interface StatementJson {
+  text: string;
+  bytes: Buffer;
+}
+
+function statementJsonOf(statement: unknown): StatementJson {
+  const text = JSON.stringify(statement);
+  return { text, bytes: Buffer.from(text, 'utf8') };
 }
 
 /**
@@ -82,31 +93,35 @@ export function planInsertStatements(
   if (toInsert.length === 0) return { result, op: null };
   // The Activity definitions the new rows change, merged now so the record carries them whole.
   const activities = mergeActivityDefinitions(state.sql, state.definitions, storeNum, fresh);
-  const statementTexts = toInsert.map((row) => JSON.stringify(row.statement));
+  const statementJson = toInsert.map((row) => statementJsonOf(row.statement));
   return {
     result,
-    op: { t: 'insertStatements', storeNum, rows: toInsert, ...(activities.length > 0 ? { activities } : {}), statementTexts },
+    op: { t: 'insertStatements', storeNum, rows: toInsert, ...(activities.length > 0 ? { activities } : {}), statementJson },
   };
 }
 
 /**
- * An `insertStatements` operation as its journal record holds it (ops.ts, opJson): the same JSON
- * as JSON.stringify with `rows` and each row's `statement` first, each statement stringified once
- * (statementTexts), and statementTexts itself left out.
+ * An `insertStatements` operation as its journal record holds it (ops.ts, opPayload), in parts
+ * written one after the other: the same JSON as JSON.stringify with `rows` and each row's
+ * `statement` first, each statement's bytes as planned (statementJson), and statementJson itself
+ * left out. Parts, not one string: joining a batch's statements into one string and encoding it
+ * again cost 5–6 times what writing the parts does (26 against 4.2–4.8 µs a statement in batches
+ * of 100).
  */
-export function insertStatementsJson(op: InsertStatementsOp): string {
-  const { rows, statementTexts, ...rest } = op;
-  const rowTexts = rows.map(({ statement, ...others }, index) => {
-    const text = statementTexts?.[index] ?? JSON.stringify(statement);
-    return `{"statement":${text},${JSON.stringify(others).slice(1)}`;
-  });
-  return `{"rows":[${rowTexts.join(',')}],${JSON.stringify(rest).slice(1)}`;
+export function insertStatementsPayload(op: InsertStatementsOp): Array<string | Uint8Array> {
+  const { rows, statementJson, ...rest } = op;
+  const parts: Array<string | Uint8Array> = ['{"rows":['];
+  for (const [index, { statement, ...others }] of rows.entries()) {
+    parts.push(index === 0 ? '{"statement":' : ',{"statement":', statementJson?.[index]?.bytes ?? JSON.stringify(statement), `,${JSON.stringify(others).slice(1)}`);
+  }
+  parts.push(`],${JSON.stringify(rest).slice(1)}`);
+  return parts;
 }
 
 /** Applies an `insertStatements` operation. The caller wraps it in a transaction. */
 export function applyInsertStatements(state: ApplyState, op: InsertStatementsOp): void {
   const { sql } = state;
-  const { storeNum, rows, statementTexts } = op;
+  const { storeNum, rows, statementJson } = op;
   for (const [index, row] of rows.entries()) {
     // A voiding statement may arrive before its target (xAPI 2.0 §2.2.4.3 lets the LRS accept it):
     // the target is then stored voided. None can name an id the LRS just made up (the record
@@ -114,8 +129,7 @@ export function applyInsertStatements(state: ApplyState, op: InsertStatementsOp)
     const voided =
       !row.idMadeByLrs && sql.first('SELECT 1 FROM statements WHERE store_num = ? AND voids_statement_id = ? LIMIT 1', [storeNum, row.statementId]) ? 1 : 0;
     const [received, lrsAdded] = receivedColumns(row);
-    const text = statementTexts?.[index] ?? JSON.stringify(row.statement);
-    const bytes = Buffer.from(text, 'utf8');
+    const { text, bytes } = statementJson?.[index] ?? statementJsonOf(row.statement);
     sql.run(
       `INSERT INTO statements (seq, store_num, statement_id, statement, signature, stored, stored_ms, key_id, verb_id,
          registration, voided, voids_statement_id, received, lrs_added, warnings)
