@@ -1,5 +1,5 @@
 /**
- * `tsx scripts/bench/reads-ab.ts --data-dir DIR --before <main.js> [--after <main.js>] [--rounds 6] [--seconds 2] [--scenario a,b]`
+ * `tsx scripts/bench/reads-ab.ts --data-dir DIR --before <main.js> [--after <main.js>] [--rounds 6] [--seconds 2] [--warm-up 10] [--scenario a,b]`
  *
  * Two builds of the service on the same Store, measured in alternating rounds: the read scenarios
  * of reads.ts against an earlier build (`--before`, e.g. a copy of an earlier commit's out/) and
@@ -17,6 +17,7 @@ import { median } from './median';
 import { SERVICE_MAIN, startServiceProcess, type Child } from './processes';
 import { storeContext } from './read-store';
 import { scenarios, type Scenario } from './scenarios';
+import { warmUp } from './warm-up';
 
 const { values: args } = parseArgs({
   options: {
@@ -24,6 +25,7 @@ const { values: args } = parseArgs({
     before: { type: 'string' },
     after: { type: 'string', default: SERVICE_MAIN },
     rounds: { type: 'string', default: '6' },
+    'warm-up': { type: 'string', default: '10' },
     seconds: { type: 'string', default: '2' },
     scenario: { type: 'string', default: 'get-agent,get-activity,get-verb,explorer-agent,explorer-activity' },
   },
@@ -55,8 +57,8 @@ async function main(): Promise<void> {
   try {
     sides.push(await side('before', args.before!, dirs[0]!, wanted));
     sides.push(await side('after', args.after, dirs[1]!, wanted));
-    // Warm-up: every scenario once on each side.
-    for (const s of sides) for (const sc of s.chosen) await runLoad({ baseUrl: s.service.url, connections: sc.connections, seconds: 1, next: sc.next });
+    // Warm-up (warm-up.ts): single POSTs, then every scenario once, on each side.
+    for (const s of sides) await warmUp([s.service.url], scenarios(await storeContext(s.service.url), 3), Number(args['warm-up']));
     const cpu = new Map<string, number[]>();
     const p95 = new Map<string, number[]>();
     const push = (map: Map<string, number[]>, key: string, value: number) => map.set(key, [...(map.get(key) ?? []), value]);
