@@ -71,8 +71,12 @@ describe("sql.js's file storage hook", () => {
     expect(result.asked.slice(result.grown)).toContain(result.imageBytes);
   });
 
-  it("reserves the database's capacity for a file past the threshold, and leaves small files to sql.js", () => {
-    expect(allocateFileStorage(RESERVE_FROM_BYTES - 1)).toBeUndefined();
+  it("reserves the database's capacity for a file past the threshold, doubles smaller ones, and leaves the smallest to sql.js", () => {
+    expect(allocateFileStorage((1 << 20) - 1)).toBeUndefined();
+    // sql.js asks for 12.5% more than the file has; it gets the next power of two.
+    expect(allocateFileStorage(1 << 20)?.length).toBe(1 << 20);
+    expect(allocateFileStorage(1.125 * (2 << 20))?.length).toBe(4 << 20);
+    expect(allocateFileStorage(RESERVE_FROM_BYTES - 1)?.length).toBe(RESERVE_FROM_BYTES);
     expect(allocateFileStorage(RESERVE_FROM_BYTES)?.length).toBe(RESERVATION_BYTES);
     expect(allocateFileStorage(RESERVATION_BYTES + 1)).toBeUndefined();
     // An image not read into a reservation (a backup opened to be checked) stays sql.js's.

@@ -10,11 +10,19 @@
  * memory (the OS zero-fills them on first use), so the process's memory still follows the data;
  * and the file never moves again. A snapshot is read straight into a reservation
  * (imageStorageFor), which the file system then keeps: opening copies nothing either.
+ *
+ * Below that, a file from DOUBLE_FROM_BYTES grows to the next power of two rather than by 12.5%: a
+ * new data directory's file reached 16 MiB in ~24 steps that copied ~130 MB into fresh memory
+ * between them (19 µs of every statement of its first 30,000 in batches, measured here), and
+ * reaches it in four that copy 15 MB. The file then takes at most twice its size until it moves
+ * into a reservation.
  */
 import { DEFAULT_CAPACITY_LIMIT_BYTES } from './capacity';
 
-/** Small databases (tests, a new Store) keep sql.js's own growth: cheap at their size. */
+/** Smaller databases (tests, a new data directory) grow by doubling: a reservation each would be address space for nothing. */
 export const RESERVE_FROM_BYTES = 16 * 1024 * 1024;
+/** Below this sql.js doubles a file itself. */
+const DOUBLE_FROM_BYTES = 1024 * 1024;
 /** The most a database holds (capacity.ts); a file beyond it grows as sql.js would. */
 export const RESERVATION_BYTES = DEFAULT_CAPACITY_LIMIT_BYTES;
 
@@ -33,7 +41,7 @@ function reserve(): Uint8Array | undefined {
 
 /**
  * The hook: storage for a file of at least `bytes`, or undefined for sql.js's own allocation (a
- * small file, a file beyond the reservation, a refused reservation).
+ * file under 1 MiB, a file beyond the reservation, a refused reservation).
  *
  * With `contents` (a database opened from an image): an image read into a reservation is kept as
  * it is. Any other image is left to sql.js, which keeps a Node Buffer as it is too (its slice is a
@@ -42,7 +50,8 @@ function reserve(): Uint8Array | undefined {
  */
 export function allocateFileStorage(bytes: number, contents?: Uint8Array): Uint8Array | undefined {
   if (contents) return contents.byteOffset === 0 && reservations.has(contents.buffer as ArrayBuffer) ? new Uint8Array(contents.buffer) : undefined;
-  if (bytes < RESERVE_FROM_BYTES || bytes > RESERVATION_BYTES) return undefined;
+  if (bytes < DOUBLE_FROM_BYTES || bytes > RESERVATION_BYTES) return undefined;
+  if (bytes < RESERVE_FROM_BYTES) return new Uint8Array(2 ** Math.ceil(Math.log2(bytes)));
   return reserve();
 }
 
