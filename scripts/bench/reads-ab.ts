@@ -16,7 +16,7 @@ import { runLoad } from './load';
 import { median } from './median';
 import { SERVICE_MAIN, startServiceProcess, type Child } from './processes';
 import { storeContext } from './read-store';
-import { scenarios, type Scenario } from './scenarios';
+import { scenarios, type Scenario, type StoreContext } from './scenarios';
 import { warmUp } from './warm-up';
 
 const { values: args } = parseArgs({
@@ -36,13 +36,15 @@ if (!args['data-dir'] || !args.before) throw new Error('--data-dir and --before 
 interface Side {
   name: string;
   service: Child;
+  ctx: StoreContext;
   chosen: Scenario[];
 }
 
 async function side(name: string, main: string, dataDir: string, wanted: string[]): Promise<Side> {
   const service = await startServiceProcess({ dataDir, main });
-  const chosen = scenarios(await storeContext(service.url), 2).filter((s) => wanted.includes(s.name));
-  return { name, service, chosen };
+  const ctx = await storeContext(service.url);
+  const chosen = scenarios(ctx, 2).filter((s) => wanted.includes(s.name));
+  return { name, service, ctx, chosen };
 }
 
 async function main(): Promise<void> {
@@ -58,7 +60,7 @@ async function main(): Promise<void> {
     sides.push(await side('before', args.before!, dirs[0]!, wanted));
     sides.push(await side('after', args.after, dirs[1]!, wanted));
     // Warm-up (warm-up.ts): single POSTs, then every scenario once, on each side.
-    for (const s of sides) await warmUp([s.service.url], scenarios(await storeContext(s.service.url), 3), Number(args['warm-up']));
+    for (const s of sides) await warmUp([s.service.url], scenarios(s.ctx, 3), Number(args['warm-up']));
     const cpu = new Map<string, number[]>();
     const p95 = new Map<string, number[]>();
     const push = (map: Map<string, number[]>, key: string, value: number) => map.set(key, [...(map.get(key) ?? []), value]);

@@ -90,6 +90,11 @@ export interface WatchingRound {
   noneAfter: WatchingRun;
 }
 
+/** A round's throughput with none open: the mean of the runs before and after the watched one. */
+export function noneRequestsPerSec(round: WatchingRound): number {
+  return (round.noneBefore.requestsPerSec + round.noneAfter.requestsPerSec) / 2;
+}
+
 export interface WatchingReport {
   streams: number;
   /** Medians over the rounds (reports before the rounds: the means of two pairs). */
@@ -202,7 +207,7 @@ function roundsText(values: number[], unit: string): string {
 function watchingRoundsText(rounds: WatchingRound[]): string {
   if (rounds.length < 2) return '';
   const percent = (a: WatchingRun, b: WatchingRun) => (100 * a.requestsPerSec) / b.requestsPerSec;
-  const watched = rounds.map((r) => (100 * r.watched.requestsPerSec) / ((r.noneBefore.requestsPerSec + r.noneAfter.requestsPerSec) / 2));
+  const watched = rounds.map((r) => (100 * r.watched.requestsPerSec) / noneRequestsPerSec(r));
   const noneAgain = rounds.map((r) => percent(r.noneAfter, r.noneBefore));
   return `${roundsText(watched, '%')}; none after ÷ none before ${fmt(Math.min(...noneAgain), 1)}–${fmt(Math.max(...noneAgain), 1)}%`;
 }

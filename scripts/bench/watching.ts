@@ -12,7 +12,7 @@
 import { median } from './median';
 import { runLoad, type LoadResult } from './load';
 import { ADMIN_TOKEN, type Child } from './processes';
-import type { WatchingReport, WatchingRound } from './report';
+import { noneRequestsPerSec, type WatchingReport, type WatchingRound } from './report';
 import type { Scenario } from './scenarios';
 
 const STREAMS = 10;
@@ -57,14 +57,13 @@ export async function watchingCost(service: Child, post: Scenario, seconds: numb
   return summariseWatching(measured, STREAMS, messagesPerStream / (rounds * seconds));
 }
 
-/** The rounds' medians: watched ÷ the mean of the runs with none around it, and none ÷ none. */
+/** The rounds' medians: watched ÷ the mean of the runs with none around it. */
 function summariseWatching(rounds: WatchingRound[], streams: number, messagesPerStreamPerSec: number): WatchingReport {
-  const noneMean = (r: WatchingRound) => (r.noneBefore.requestsPerSec + r.noneAfter.requestsPerSec) / 2;
   return {
     streams,
-    noneRequestsPerSec: median(rounds.map(noneMean)),
+    noneRequestsPerSec: median(rounds.map(noneRequestsPerSec)),
     watchedRequestsPerSec: median(rounds.map((r) => r.watched.requestsPerSec)),
-    ratio: median(rounds.map((r) => r.watched.requestsPerSec / noneMean(r))),
+    ratio: median(rounds.map((r) => r.watched.requestsPerSec / noneRequestsPerSec(r))),
     messagesPerStreamPerSec,
     rounds,
   };
