@@ -1,5 +1,5 @@
 /**
- * `tsx scripts/bench/postgres-rounds.ts --database-url postgres://… [--rounds 6] [--seconds 3] [--preload 5000] [--scenario post-1-c10,post-100]`
+ * `tsx scripts/bench/postgres-rounds.ts --database-url postgres://… [--rounds 6] [--seconds 3] [--preload 5000] [--scenario post-1-c10,post-100] [--before <main.js>]`
  *
  * PostgreSQL against the embedded storage in alternating rounds: the issue's "single POST on one
  * process ≥ 60% of the sql.js figure in the same run" read the way the batched-POST target is.
@@ -10,6 +10,9 @@
  * end), the same statements preloaded in each, then each scenario in rounds whose order alternates.
  * Prints, per round, requests a second and CPU per request in the service (and in PostgreSQL's
  * processes, when the server runs on this machine), then the median ratio.
+ *
+ * With `--before` (an earlier build's out/server/main.js), both sides are PostgreSQL, each on a
+ * database of its own: that build against this one, to measure a change of the PostgreSQL storage.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,6 +34,7 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '3' },
     preload: { type: 'string', default: '5000' },
     scenario: { type: 'string', default: 'post-1-c10,post-100' },
+    before: { type: 'string' },
   },
   strict: true,
 });
@@ -41,6 +45,7 @@ const seconds = Number(args.seconds);
 const wanted = args.scenario.split(',');
 
 interface Side {
+  label: string;
   service: Child;
   chosen: Scenario[];
   /** PostgreSQL's server process, whose CPU is counted with this side's (null: sql.js, or a server elsewhere). */
@@ -48,8 +53,8 @@ interface Side {
 }
 
 /** A service on a fresh data directory with `env`, the same statements preloaded, and the wanted scenarios against it. */
-async function startSide(dataDir: string, env: Record<string, string>, postmaster: number | null): Promise<Side> {
-  const service = await startServiceProcess({ dataDir, env });
+async function startSide(label: string, dataDir: string, env: Record<string, string>, postmaster: number | null, main?: string): Promise<Side> {
+  const service = await startServiceProcess({ dataDir, env, main });
   try {
     const ctx = await createStore(service.url);
     await preload([service.url], ctx, Number(args.preload), 1);
@@ -58,7 +63,7 @@ async function startSide(dataDir: string, env: Record<string, string>, postmaste
       if (!found) throw new Error(`no scenario ${name}`);
       return found;
     });
-    return { service, chosen, postmaster };
+    return { label, service, chosen, postmaster };
   } catch (err) {
     await service.stop();
     throw err;
@@ -67,44 +72,69 @@ async function startSide(dataDir: string, env: Record<string, string>, postmaste
 
 const micros = (value: number | null) => (value === null ? '-' : value.toFixed(0));
 
-async function compare(sqljs: Side, postgres: Side): Promise<void> {
+/** What a side's run cost: CPU per request in the service, and in PostgreSQL when it is measured. */
+const costs = (side: Side, m: Measured) =>
+  side.postmaster === null
+    ? `${micros(m.nodeMicrosPerRequest)} µs a request`
+    : `service ${micros(m.nodeMicrosPerRequest)} µs, PostgreSQL ${micros(m.postgresMicrosPerRequest)} µs`;
+
+/** `second` ÷ `first` in requests a second, scenario by scenario over alternating rounds. */
+async function compare(first: Side, second: Side): Promise<void> {
   // Both services warmed up (warm-up.ts) before any round: a new process costs ~2.5× its steady CPU at first.
-  for (const side of [sqljs, postgres]) await warmUp([side.service.url], side.chosen, warmUpSeconds(false));
+  for (const side of [first, second]) await warmUp([side.service.url], side.chosen, warmUpSeconds(false));
   for (const [index, name] of wanted.entries()) {
     const ratios: number[] = [];
     for (let round = 0; round < rounds; round++) {
       // Alternate which goes first: a machine speeding up or slowing down favours neither.
-      const order = round % 2 === 0 ? [sqljs, postgres] : [postgres, sqljs];
+      const order = round % 2 === 0 ? [first, second] : [second, first];
       const measured = new Map<Side, Measured>();
       for (const side of order) measured.set(side, await measure([side.service], side.chosen[index]!, seconds, side.postmaster));
-      const s = measured.get(sqljs)!;
-      const p = measured.get(postgres)!;
-      const ratio = p.requestsPerSec / s.requestsPerSec;
+      const [a, b] = [measured.get(first)!, measured.get(second)!];
+      const ratio = b.requestsPerSec / a.requestsPerSec;
       ratios.push(ratio);
       console.log(
-        `${name} round ${round + 1}: sql.js ${s.requestsPerSec.toFixed(0)} req/s (${micros(s.nodeMicrosPerRequest)} µs a request), ` +
-          `PostgreSQL ${p.requestsPerSec.toFixed(0)} req/s (service ${micros(p.nodeMicrosPerRequest)} µs, PostgreSQL ${micros(p.postgresMicrosPerRequest)} µs): ${ratio.toFixed(2)}×`,
+        `${name} round ${round + 1}: ${first.label} ${a.requestsPerSec.toFixed(0)} req/s (${costs(first, a)}), ` +
+          `${second.label} ${b.requestsPerSec.toFixed(0)} req/s (${costs(second, b)}): ${ratio.toFixed(2)}×`,
       );
     }
-    console.log(`${name}: PostgreSQL ÷ sql.js, median of ${rounds} rounds ${median(ratios).toFixed(2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}×)`);
+    console.log(
+      `${name}: ${second.label} ÷ ${first.label}, median of ${rounds} rounds ${median(ratios).toFixed(2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}×)`,
+    );
   }
 }
 
 const postmaster = await postmasterPid(serverUrl);
-const dirs = [mkdtempSync(join(tmpdir(), 'lore-rounds-sqljs-')), mkdtempSync(join(tmpdir(), 'lore-rounds-pg-'))];
+const runName = `lore_rounds_${Date.now().toString(36)}`;
+
+/** A fresh database for each name, given to `work` by URL, all dropped after it. */
+async function withDatabases(names: string[], work: (urls: string[]) => Promise<void>, urls: string[] = []): Promise<void> {
+  if (urls.length === names.length) return work(urls);
+  return withDatabase(serverUrl, `${runName}_${names[urls.length]}`, (url) => withDatabases(names, work, [...urls, url]));
+}
+
+/** The preload's tables analysed now, not by autovacuum during a measured round. */
+async function analyse(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query('VACUUM ANALYZE').finally(() => client.end());
+}
+
+const dirs = [mkdtempSync(join(tmpdir(), 'lore-rounds-a-')), mkdtempSync(join(tmpdir(), 'lore-rounds-b-'))];
 const sides: Side[] = [];
 try {
-  await withDatabase(serverUrl, `lore_rounds_${Date.now().toString(36)}`, async (url) => {
+  await withDatabases(args.before ? ['before', 'after'] : ['pg'], async (urls) => {
     try {
-      sides.push(await startSide(dirs[0]!, {}, null));
-      sides.push(await startSide(dirs[1]!, { LRS_DATABASE_URL: url }, postmaster));
-      // The preload's tables analysed now, not by autovacuum during a measured round.
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query('VACUUM ANALYZE').finally(() => client.end());
+      if (args.before) {
+        sides.push(await startSide('before', dirs[0]!, { LRS_DATABASE_URL: urls[0]! }, postmaster, args.before));
+        sides.push(await startSide('after', dirs[1]!, { LRS_DATABASE_URL: urls[1]! }, postmaster));
+      } else {
+        sides.push(await startSide('sql.js', dirs[0]!, {}, null));
+        sides.push(await startSide('PostgreSQL', dirs[1]!, { LRS_DATABASE_URL: urls[0]! }, postmaster));
+      }
+      for (const url of urls) await analyse(url);
       await compare(sides[0]!, sides[1]!);
     } finally {
-      // Stopped before the database is dropped.
+      // Stopped before the databases are dropped.
       for (const side of sides) await side.service.stop();
     }
   });

@@ -65,4 +65,18 @@ describe('PostgreSQL: statements written in one round trip', () => {
     expect(page.statements).toHaveLength(62);
     expect(await a.lookupNames(store.id, { kind: 'agent', words: ['learner'], limit: 50 })).toHaveLength(30);
   });
+
+  it("keeps each statement of a batch as its text was, whatever the width of its characters", async () => {
+    const { a } = await twoProcesses();
+    const store = makeStore();
+    await a.insertStore(store);
+    // Sent as one run of UTF-8 with where each statement ends: an end counted in characters, not
+    // bytes, would cut every statement after the first one that is not ASCII.
+    const names = ['Ada', 'Zoë "quoted" \\ and a \\"', '安全第一のコース', 'emoji 🎓🧪 in the middle', 'é'.repeat(300), 'plain again'];
+    const rows = names.map((name, i) => makeStatement({ activity: `${COURSE}/${i}`, activityName: { 'en-US': name } }));
+    expect(await a.insertStatements(store.id, rows)).toEqual({ ok: true, inserted: rows.map((row) => row.statementId), unchanged: [] });
+    const page = await a.queryStatements(store.id, { limit: 10, ascending: true });
+    expect(page.statements.map((s) => s.statementJson)).toEqual(rows.map((row) => JSON.stringify(row.statement)));
+    expect((await a.findActivity(store.id, `${COURSE}/3`))?.definition).toEqual({ name: { 'en-US': names[3] } });
+  });
 });

@@ -179,3 +179,32 @@ export const INSERT_STATEMENTS_WITHOUT_NOTIFY = (() => {
   if (!text.includes(NOTIFY_IN_TRANSACTION)) throw new Error('lore_insert_statements: its notification is not where it was');
   return text.replace(NOTIFY_IN_TRANSACTION, `  IF p_notice IS NOT NULL THEN\n  ${NOTIFY_IN_TRANSACTION}  END IF;\n`);
 })();
+
+/** `text` with `from`, which must occur exactly once, replaced by `to`. */
+function replaceOnce(text: string, from: string, to: string): string {
+  const at = text.indexOf(from);
+  if (at < 0 || text.indexOf(from, at + 1) >= 0) throw new Error(`lore_insert_statements: "${from.trim()}" is not once where it was`);
+  return text.slice(0, at) + to + text.slice(at + from.length);
+}
+
+/**
+ * lore_insert_statements taking the statements' JSON as one bytea and where each ends, in place of
+ * a text[]. node-postgres sends a text[] as an array literal: it escapes every quote and backslash
+ * of each statement's JSON, a string at a time, and PostgreSQL parses the literal back, character by
+ * character. A Buffer goes as binary, byte for byte, and convert_from checks each statement's UTF-8
+ * natively. An overload (another signature) made from the function before, so that processes of
+ * the release before, calling that one during a rolling upgrade, still find it.
+ */
+export const INSERT_STATEMENTS_FROM_BYTES = [
+  ['p_ids text[], p_statements text[],', 'p_ids text[], p_statement_bytes bytea, p_statement_ends integer[],'],
+  ['  v_term_ids bigint[];\n', '  v_term_ids bigint[];\n  v_statements text[];\n'],
+  [
+    '  INSERT INTO statements (store_num, seq,',
+    `  v_statements := ARRAY(
+    SELECT convert_from(substring(p_statement_bytes FROM coalesce(p_statement_ends[i - 1], 0) + 1
+      FOR p_statement_ends[i] - coalesce(p_statement_ends[i - 1], 0)), 'UTF8')
+    FROM generate_subscripts(p_statement_ends, 1) AS i ORDER BY i);
+  INSERT INTO statements (store_num, seq,`,
+  ],
+  ['FROM unnest(p_ids, p_statements,', 'FROM unnest(p_ids, v_statements,'],
+].reduce((text, [from, to]) => replaceOnce(text, from!, to!), INSERT_STATEMENTS_WITHOUT_NOTIFY);

@@ -17,7 +17,7 @@ import type { Tx } from './database';
 import { fillExplorerNames } from './explorer-names';
 import { FORWARDERS_MIGRATION } from './forwarders';
 import { moveStoreTotals } from './ingestion';
-import { INSERT_STATEMENTS_FUNCTION, INSERT_STATEMENTS_WITHOUT_NOTIFY } from './insert-function';
+import { INSERT_STATEMENTS_FROM_BYTES, INSERT_STATEMENTS_FUNCTION, INSERT_STATEMENTS_WITHOUT_NOTIFY } from './insert-function';
 import { READ_BOUNDS_FUNCTION } from './record-seq';
 import type { PostgresDatabase } from './database';
 
@@ -357,6 +357,8 @@ CREATE TABLE IF NOT EXISTS ingestion_totals (
   accepted bigint NOT NULL
 );
 `,
+  // The statements' JSON given as one bytea, not an escaped array literal (insert-function.ts).
+  INSERT_STATEMENTS_FROM_BYTES,
 ];
 
 /**

@@ -53,6 +53,21 @@ interface Unseen {
   names: Array<readonly [string, string]>;
 }
 
+/**
+ * statementColumns with the statements' JSON as one Buffer of UTF-8 and the byte offset where each
+ * ends (lore_insert_statements' bytea and integer[]: insert-function.ts), not a text[] to escape.
+ */
+function statementColumnsWithBytes(rows: StatementRow[]): unknown[] {
+  const [ids, statements, ...others] = statementColumns(rows);
+  const texts = statements as string[];
+  let total = 0;
+  const ends = texts.map((text) => (total += Buffer.byteLength(text)));
+  const bytes = Buffer.allocUnsafe(total);
+  let at = 0;
+  for (const text of texts) at += bytes.write(text, at);
+  return [ids, bytes, ends, ...others];
+}
+
 /** The SQLSTATE lore_insert_statements raises for a name or definition kept meanwhile by another writer. */
 const STALE_AFTER_CHECKS = 'LR001';
 
@@ -135,7 +150,7 @@ export class StatementFastWrites {
     const values = [
         storeId,
         TIME_LEASE_BASE + Math.min(...rows.map((row) => Date.parse(row.stored))),
-        ...statementColumns(rows),
+        ...statementColumnsWithBytes(rows),
         voided,
         terms.map((t) => t.kind),
         terms.map((t) => t.value),
