@@ -57,9 +57,10 @@ interface AttachmentContent {
  * (StatementResultBody). Bytes, not a string: the statements' stored bytes are copied in once, and
  * the socket writes them without measuring or encoding a 75 KB string again.
  */
+/** A read's answer; `consistentThrough` for X-Experience-API-Consistent-Through (Storage.readBounds). */
 export type StatementReadResult =
-  | { kind: 'single'; body: Buffer; stored: string; attachments?: AttachmentContent[] }
-  | { kind: 'list'; body: Buffer; lastStored: string | null; attachments?: AttachmentContent[] };
+  | { kind: 'single'; body: Buffer; stored: string; consistentThrough: string; attachments?: AttachmentContent[] }
+  | { kind: 'list'; body: Buffer; lastStored: string | null; consistentThrough: string; attachments?: AttachmentContent[] };
 
 /**
  * A statement in the requested format, as JSON text in UTF-8. `exact` is the stored text itself
@@ -82,10 +83,11 @@ export interface ReadOptions {
   acceptLanguages: string[];
   morePath: string;
   /**
-   * The highest seq a new query shows (Storage.readBounds): decided with Consistent-Through, before
-   * the read, so every statement that header promises is within it. A more token keeps its own.
+   * This process's floor of stored times in flight (StoredClock.floorMs): Consistent-Through and
+   * the highest seq a new query shows are decided from it before the read (Storage.readBounds), so
+   * every statement that header promises is within the page. A more token keeps its own seq bound.
    */
-  maxSeq: number;
+  floorMs: number;
   /**
    * statements/read/mine: only the statements sent with this key are read; any other is answered
    * as if the Store did not have it. Unset: the whole Store.
@@ -101,7 +103,7 @@ export async function readStatements(
 ): Promise<Outcome<StatementReadResult>> {
   const single = query.statementId ?? query.voidedStatementId;
   if (single !== undefined) {
-    const found = await storage.findStatement(store.id, single);
+    const { statement: found, consistentThrough } = await storage.findStatementWithConsistentThrough(store.id, single, options.floorMs);
     // A voided statement is found only through voidedStatementId, and only it is (§2.1.3).
     const wanted =
       found !== null &&
@@ -114,11 +116,13 @@ export async function readStatements(
       kind: 'single',
       body: asBuffer(formattedUtf8(found, query.format, options.acceptLanguages)),
       stored: found.stored,
+      consistentThrough,
     };
     if (query.attachments) value.attachments = await attachmentsFor(storage, store, [found.statement]);
     return { ok: true, value };
   }
 
+  const { consistentThrough, maxSeq } = await storage.readBounds(options.floorMs);
   const storageQuery: StatementQuery = {
     agent: query.agent,
     verbId: query.verb,
@@ -130,12 +134,12 @@ export async function readStatements(
     until: query.until,
     ascending: query.ascending,
     limit: query.limit === 0 ? MAX_PAGE_SIZE : Math.min(query.limit, MAX_PAGE_SIZE),
-    maxSeq: options.maxSeq,
+    maxSeq,
   };
   if (options.onlyKeyId !== undefined) storageQuery.keyId = options.onlyKeyId;
   const token: MoreToken = { store: store.id, query: storageQuery, format: query.format };
   if (query.attachments) token.attachments = true;
-  return { ok: true, value: await readPage(storage, store, token, options) };
+  return { ok: true, value: await readPage(storage, store, token, options, consistentThrough) };
 }
 
 export async function readMore(
@@ -150,7 +154,9 @@ export async function readMore(
   if (!decoded || decoded.store !== store.id || (options.onlyKeyId !== undefined && decoded.query.keyId !== options.onlyKeyId)) {
     return { ok: false, failure: { status: 400, code: 'invalid_parameter', message: 'The more token is not valid for this Store.', field: 'more' } };
   }
-  return { ok: true, value: await readPage(storage, store, decoded, options) };
+  // The token keeps the seq bound of its first page; Consistent-Through is this read's.
+  const { consistentThrough } = await storage.readBounds(options.floorMs);
+  return { ok: true, value: await readPage(storage, store, decoded, options, consistentThrough) };
 }
 
 async function readPage(
@@ -158,6 +164,7 @@ async function readPage(
   store: StoreRecord,
   token: MoreToken,
   options: ReadOptions,
+  consistentThrough: string,
 ): Promise<StatementReadResult> {
   const page = await storage.queryStatements(store.id, token.query);
   const statements = page.statements.map((row: StoredStatement) => formattedUtf8(row, token.format, options.acceptLanguages));
@@ -166,7 +173,7 @@ async function readPage(
       ? ''
       : `${options.morePath}?more=${encodeMoreToken({ ...token, query: { ...token.query, afterSeq: page.nextAfterSeq } })}`;
   const newest = page.statements.reduce<string | null>((latest, row) => (latest === null || row.stored > latest ? row.stored : latest), null);
-  const result: StatementReadResult = { kind: 'list', body: statementResultBody(statements, more), lastStored: newest };
+  const result: StatementReadResult = { kind: 'list', body: statementResultBody(statements, more), lastStored: newest, consistentThrough };
   if (token.attachments) result.attachments = await attachmentsFor(storage, store, page.statements.map((row) => row.statement));
   return result;
 }

@@ -177,6 +177,12 @@ export interface StatementQuery {
   keyId?: string;
 }
 
+/** Storage.findStatementWithConsistentThrough's answer. */
+export interface StatementWithConsistentThrough {
+  statement: StoredStatement | null;
+  consistentThrough: string;
+}
+
 export interface ReadBounds {
   /**
    * A time (ISO 8601) such that every statement whose `stored` is at or before it is visible to
@@ -619,6 +625,12 @@ export interface Storage extends ForwarderStorage {
    * it (lrs/stored-clock.ts).
    */
   readBounds(floorMs: number): Promise<ReadBounds>;
+  /**
+   * GET /statements with statementId or voidedStatementId: the statement (voided or not: the caller
+   * decides) and Consistent-Through as readBounds decides it. No seq bound: one statement is shown
+   * whatever its seq. One round trip on PostgreSQL, where readBounds and findStatement are two.
+   */
+  findStatementWithConsistentThrough(storeId: string, statementId: string, floorMs: number): Promise<StatementWithConsistentThrough>;
   /**
    * Where the storage reads this process's floor of stored times in flight (StoredClock.floorMs),
    * for the other processes sharing the database (PostgreSQL). Set once, before serving.

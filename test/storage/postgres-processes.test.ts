@@ -4,6 +4,7 @@
  * order, and migrations that run once.
  */
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -89,6 +90,11 @@ describe('PostgreSQL storage with several processes', () => {
     const boundsWhileHeld = await fast.readBounds(Date.now());
     expect(boundsWhileHeld.maxSeq).toBe(settledBefore);
     expect(Date.parse(boundsWhileHeld.consistentThrough)).toBeLessThan(Date.parse(lower.stored));
+    // GET by id: the committed higher statement, under a header still held back by the lower one.
+    const byId = await fast.findStatementWithConsistentThrough(store.id, higher.statementId, Date.now());
+    expect(byId.statement?.statementId).toBe(higher.statementId);
+    expect(Date.parse(byId.consistentThrough)).toBeLessThan(Date.parse(lower.stored));
+    expect((await fast.findStatementWithConsistentThrough(store.id, lower.statementId, Date.now())).statement).toBeNull();
     const page = await fast.queryStatements(store.id, { limit: 10, maxSeq: settledWhileHeld });
     expect(page.statements.map((s) => s.statementId)).not.toContain(higher.statementId);
 
@@ -104,11 +110,14 @@ describe('PostgreSQL storage with several processes', () => {
     const db = await database();
     const writer = await processOn(db);
     const reader = await processOn(db);
+    const store = makeStore();
+    await reader.insertStore(store);
     const stampedLongAgo = Date.now() - 60_000;
     // The writer's clock has a statement stamped a minute ago still in flight (a slow request).
     writer.useStampFloor(() => stampedLongAgo);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(Date.parse((await reader.readBounds(Date.now())).consistentThrough)).toBeLessThan(stampedLongAgo);
+    expect(Date.parse((await reader.findStatementWithConsistentThrough(store.id, randomUUID(), Date.now())).consistentThrough)).toBeLessThan(stampedLongAgo);
     // Its write is over: the header moves on to (just before) now.
     writer.useStampFloor(() => Date.now());
     await new Promise((resolve) => setTimeout(resolve, 300));

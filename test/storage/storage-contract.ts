@@ -107,12 +107,24 @@ export function describeStorageContract(name: string, open: () => Promise<Contra
         // since/until up to it cannot skip that statement once it becomes visible.
         const held = await storage.readBounds(Date.now());
         expect(Date.parse(held.consistentThrough)).toBeLessThan(Date.parse(row.stored));
+        // GET by id decides the header the same way, in the same call as the row.
+        const heldById = await storage.findStatementWithConsistentThrough(store.id, row.statementId, Date.now());
+        expect(heldById.statement).toBeNull();
+        expect(Date.parse(heldById.consistentThrough)).toBeLessThan(Date.parse(row.stored));
+        expect((await storage.findStatementWithConsistentThrough(store.id, earlier!, Date.now())).statement?.statementId).toBe(earlier);
         expect(held.maxSeq).toBe((await storage.queryStatements(store.id, { limit: 1 })).statements[0]!.seq);
 
         release();
         await writes;
         const released = await storage.readBounds(Date.now());
         expect(Date.parse(released.consistentThrough)).toBeGreaterThanOrEqual(Date.parse(row.stored));
+        const releasedById = await storage.findStatementWithConsistentThrough(store.id, row.statementId, Date.now());
+        expect(releasedById.statement?.statementId).toBe(row.statementId);
+        expect(Date.parse(releasedById.consistentThrough)).toBeGreaterThanOrEqual(Date.parse(row.stored));
+        // The floor given (a statement of this process stamped and not yet written) holds it back too.
+        expect((await storage.findStatementWithConsistentThrough(store.id, row.statementId, Date.parse(row.stored) - 5_000)).consistentThrough).toBe(
+          new Date(Date.parse(row.stored) - 5_001).toISOString(),
+        );
         // The rejection written beside it takes a seq too (the same sequence).
         expect(released.maxSeq).toBeGreaterThanOrEqual((await storage.queryStatements(store.id, { limit: 1 })).statements[0]!.seq);
         expect(released.maxSeq).toBeGreaterThan(held.maxSeq);

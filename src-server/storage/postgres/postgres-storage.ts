@@ -30,6 +30,7 @@ import type {
   RefusalRow,
   RejectionRow,
   ReadBounds,
+  StatementWithConsistentThrough,
   StatementPage,
   StatementQuery,
   StatementRow,
@@ -94,7 +95,7 @@ import {
   updateStoreRow,
 } from './records';
 import type { StorePatch } from './records';
-import { readBounds, settledSeq } from './record-seq';
+import { consistentThroughOf, readBounds, settledSeq } from './record-seq';
 import { ProcessRegistry } from './process-registry';
 import { StampWatermark } from './stamp-watermark';
 import { pruneLogs } from './retention';
@@ -107,7 +108,7 @@ import type { AuditPage, AuditQuery, AuditRow, StoredAuditEntry } from '../audit
 import { insertStatementRows } from './statement-writes';
 import { StatementFastWrites } from './statement-fast-writes';
 import { StatementWriteGroups, type WriteGroupLimits } from './statement-write-groups';
-import { findAttachmentRows, findStatementRow, queryStatementRows } from './statement-reads';
+import { findAttachmentRows, findStatementRow, findStatementRowWithLease, queryStatementRows } from './statement-reads';
 
 export interface PostgresStorageOptions extends PostgresPoolOptions {
   /** Pruning of the rejected log and the logs of refused requests; off unless given (as on sql.js). */
@@ -421,6 +422,13 @@ export class PostgresStorage implements Storage {
 
   findStatement(storeId: string, statementId: string): Promise<StoredStatement | null> {
     return this.read(storeId, null, (storeNum) => findStatementRow(this.db, storeNum, statementId));
+  }
+
+  async findStatementWithConsistentThrough(storeId: string, statementId: string, floorMs: number): Promise<StatementWithConsistentThrough> {
+    const store = await this.directory.store('id', storeId, () => findStoreRow(this.db, 'id', storeId));
+    if (!store) return { statement: null, consistentThrough: (await this.readBounds(floorMs)).consistentThrough };
+    const { statement, earliestTimeLease } = await findStatementRowWithLease(this.db, store.num, statementId);
+    return { statement, consistentThrough: consistentThroughOf(floorMs, earliestTimeLease) };
   }
 
   async queryStatements(storeId: string, query: StatementQuery): Promise<StatementPage> {

@@ -74,9 +74,21 @@ $fn$;
  */
 export async function readBounds(db: PostgresDatabase, floorMs: number): Promise<ReadBounds> {
   const [row] = await db.prepared<{ earliest_time_lease: number | null; settled: number | null }>('SELECT * FROM lore_read_bounds($1::bigint)', [TIME_LEASE_BASE]);
-  const earliest = row?.earliest_time_lease ?? null;
-  return {
-    consistentThrough: new Date(Math.min(floorMs, earliest === null ? floorMs : earliest - TIME_LEASE_BASE) - 1).toISOString(),
-    maxSeq: row?.settled ?? 0,
-  };
+  return { consistentThrough: consistentThroughOf(floorMs, row?.earliest_time_lease ?? null), maxSeq: row?.settled ?? 0 };
+}
+
+/** Consistent-Through from this process's floor and the earliest time lease held (null: none). */
+export function consistentThroughOf(floorMs: number, earliestTimeLease: number | null): string {
+  return new Date(Math.min(floorMs, earliestTimeLease === null ? floorMs : earliestTimeLease - TIME_LEASE_BASE) - 1).toISOString();
+}
+
+/**
+ * The earliest time lease as a one-row derived table (column earliest_time_lease), the lease base
+ * bound as `baseParam`: what lore_read_bounds reads first, for a query that needs
+ * Consistent-Through beside its own rows and no settled seq (a statement read by its id).
+ */
+export function earliestTimeLeaseTable(baseParam: string): string {
+  return `(SELECT min((classid::bigint << 32) | objid::bigint) AS earliest_time_lease FROM pg_locks
+   WHERE locktype = 'advisory' AND objsubid = 1 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+     AND (classid::bigint << 32) | objid::bigint >= ${baseParam}::bigint)`;
 }

@@ -5,6 +5,7 @@
 import { LazyStoredStatement } from '../row-values';
 import type { StatementPage, StatementQuery, StoredStatement } from '../storage';
 import type { PostgresDatabase } from './database';
+import { TIME_LEASE_BASE, earliestTimeLeaseTable } from './record-seq';
 import { STATEMENT_COLUMNS, hasTargetableFilter, statementPageQuery } from './statement-queries';
 
 /** A row in STATEMENT_COLUMNS. */
@@ -27,6 +28,20 @@ export async function findStatementRow(db: PostgresDatabase, storeNum: number, s
     statementId,
   ]);
   return row ? toStoredStatement(row) : null;
+}
+
+/** findStatementRow and the earliest time lease (record-seq.ts) in one round trip. */
+export async function findStatementRowWithLease(
+  db: PostgresDatabase,
+  storeNum: number,
+  statementId: string,
+): Promise<{ statement: StoredStatement | null; earliestTimeLease: number | null }> {
+  const [row] = await db.prepared<Partial<StatementDbRow> & { earliest_time_lease: number | null }>(
+    `SELECT lease.earliest_time_lease, ${STATEMENT_COLUMNS} FROM ${earliestTimeLeaseTable('$3')} AS lease
+     LEFT JOIN statements AS s ON s.store_num = $1 AND s.statement_id = $2`,
+    [storeNum, statementId, TIME_LEASE_BASE],
+  );
+  return { statement: row?.seq == null ? null : toStoredStatement(row as StatementDbRow), earliestTimeLease: row?.earliest_time_lease ?? null };
 }
 
 /** One page of GET /statements; `limit` is checked by the caller. */

@@ -33,6 +33,7 @@ import type {
   StatementPage,
   StatementQuery,
   StatementRow,
+  StatementWithConsistentThrough,
   Storage,
   StorageCapacity,
   StorageStats,
@@ -283,6 +284,11 @@ export class SqljsStorage implements Storage {
   async currentSeq(): Promise<number> {
     this.db.assertOpen();
     return this.db.visibleSeq;
+  }
+
+  async findStatementWithConsistentThrough(storeId: string, statementId: string, floorMs: number): Promise<StatementWithConsistentThrough> {
+    const { consistentThrough } = await this.readBounds(floorMs);
+    return { statement: await this.findStatement(storeId, statementId), consistentThrough };
   }
 
   /**

@@ -139,9 +139,12 @@ export default async function statementRoutes(app: FastifyInstance, deps: Statem
     const reach = statementReadReach(request.lrsKey);
     if (reach === null) throw errors.missingScope('statements/read');
     const params = singleQueryParams(request);
-    // Decided before the read: every statement stored up to Consistent-Through is visible to it.
-    const { consistentThrough, maxSeq } = await deps.storage.readBounds(deps.clock.floorMs());
-    const options: ReadOptions = { acceptLanguages: acceptLanguages(request), morePath: pathPrefix(deps.publicUrl(request)) + request.url.split('?')[0]!, maxSeq };
+    // Consistent-Through is decided before the read from this floor: every statement stored up to it is visible to the read.
+    const options: ReadOptions = {
+      acceptLanguages: acceptLanguages(request),
+      morePath: pathPrefix(deps.publicUrl(request)) + request.url.split('?')[0]!,
+      floorMs: deps.clock.floorMs(),
+    };
     if (reach === 'mine') options.onlyKeyId = request.lrsKey.id;
     let outcome;
     if (params.more !== undefined) {
@@ -152,12 +155,12 @@ export default async function statementRoutes(app: FastifyInstance, deps: Statem
       outcome = await readStatements(deps.storage, request.lrsStore, parsed.query, options);
     }
     if (!outcome.ok) throw failureToError(outcome.failure);
-    return sendRead(reply, outcome.value, consistentThrough);
+    return sendRead(reply, outcome.value);
   });
 }
 
-function sendRead(reply: FastifyReply, result: StatementReadResult, consistentThrough: string) {
-  reply.header(CONSISTENT_THROUGH, consistentThrough);
+function sendRead(reply: FastifyReply, result: StatementReadResult) {
+  reply.header(CONSISTENT_THROUGH, result.consistentThrough);
   const lastModified = result.kind === 'single' ? result.stored : result.lastStored;
   if (lastModified) reply.header('Last-Modified', new Date(lastModified).toUTCString());
   if (result.attachments === undefined) return reply.code(200).type('application/json; charset=utf-8').send(result.body);
