@@ -33,7 +33,9 @@ function whereSet(
 
 export async function findDocumentRow(db: PostgresDatabase, storeNum: number, key: DocumentKey): Promise<StoredDocument | null> {
   const where = whereSet(storeNum, key, key.id);
-  const [row] = await db.query<{ doc_id: string; content_type: string; content: Buffer; etag: string; updated: string }>(
+  // Prepared: a State document is read on every GET and before every write, and its lookup (the
+  // primary key) costs the server less than planning it. Two texts: with a registration or without.
+  const [row] = await db.prepared<{ doc_id: string; content_type: string; content: Buffer; etag: string; updated: string }>(
     `SELECT doc_id, content_type, content, etag, updated FROM documents WHERE ${where.sql}`,
     where.values,
   );
@@ -49,7 +51,8 @@ export async function listDocumentIdRows(db: PostgresDatabase, storeNum: number,
     condition += ` AND updated_ms > $${where.values.length}`;
   }
   // One id may exist under several registrations when no registration is given.
-  const rows = await db.query<{ doc_id: string }>(`SELECT doc_id FROM documents WHERE ${condition} GROUP BY doc_id ORDER BY doc_id COLLATE "C"`, where.values);
+  // Prepared as the lookup above: four texts (with or without a registration, and `since`), each a walk of a primary key prefix.
+  const rows = await db.prepared<{ doc_id: string }>(`SELECT doc_id FROM documents WHERE ${condition} GROUP BY doc_id ORDER BY doc_id COLLATE "C"`, where.values);
   return rows.map((row) => row.doc_id);
 }
 
