@@ -9,7 +9,8 @@ import { openPostgresStorage } from '../../src-server/storage/postgres/postgres-
 import type { PostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
 import { explorerRejectionQuery, explorerStatementQuery, statementPageQuery, statementQuery, targetingStatementQuery } from '../../src-server/storage/postgres/statement-queries';
 import type { BuiltQuery } from '../../src-server/storage/postgres/statement-queries';
-import type { ExplorerQuery, StatementQuery } from '../../src-server/storage/storage';
+import { lookupNamesQuery, matchNamesQuery } from '../../src-server/storage/postgres/explorer-names';
+import type { ExplorerQuery, NameQuery, StatementQuery } from '../../src-server/storage/storage';
 import { createTestDatabase } from '../postgres/test-database';
 import type { TestDatabase } from '../postgres/test-database';
 import { ALICE, BOB, COMPLETED, ATTEMPTED, COURSE, MODULE, at, makeRejection, makeStatement, makeStore } from './rows';
@@ -20,6 +21,7 @@ let db: TestDatabase;
 let storage: PostgresStorage;
 let client: pg.Client;
 let storeNum: number;
+let namedStoreNum: number;
 
 interface PlanNode {
   'Node Type': string;
@@ -94,11 +96,22 @@ beforeAll(async () => {
     }
     await storage.insertRejections(target.id, Array.from({ length: 500 }, (_, i) => makeRejection({ receivedAt: i })));
   }
+  // 3,000 learners with names of their own in a Store of their own, for the Explorer's name lookups.
+  const named = makeStore();
+  await storage.insertStore(named);
+  for (let batch = 0; batch < 30; batch++) {
+    const rows = Array.from({ length: 100 }, (_, i) => {
+      const n = batch * 100 + i;
+      return makeStatement({ actor: `mbox:mailto:named${n}@example.com`, actorName: `Learner${n} Surname${n}`, storedAt: n });
+    });
+    expect((await storage.insertStatements(named.id, rows)).ok).toBe(true);
+  }
   client = new pg.Client({ connectionString: db.url });
   await client.connect();
   await client.query('ANALYZE');
   const { rows } = await client.query<{ num: number }>('SELECT num FROM stores WHERE id = $1', [store.id]);
   storeNum = rows[0]!.num;
+  namedStoreNum = (await client.query<{ num: number }>('SELECT num FROM stores WHERE id = $1', [named.id])).rows[0]!.num;
 }, 120_000);
 
 afterAll(async () => {
@@ -147,7 +160,31 @@ const MERGED_EXPLORER_SHAPES: Array<[string, Omit<ExplorerQuery, 'limit'>, strin
   ['several agents, an older page', { agent: [ALICE, BOB], beforeSeq: 1000 }, 'term_postings_pkey'],
 ];
 
+// The Explorer's name lookups (explorer-names.ts), prepared: [name, query].
+const NAME_SHAPES: Array<[string, NameQuery]> = [
+  ['a word being typed', { kind: 'agent', words: ['surname123'], limit: 10 }],
+  ['a whole word, then one being typed', { kind: 'agent', words: ['surname1234', 'le'], limit: 10 }],
+  ['the start of a value', { kind: 'agent', valuePrefix: 'mbox:mailto:named12', limit: 10 }],
+];
+
+/** A name lookup reads the names' tables through their primary keys, with these values and with any. */
+async function expectNamesIndexed(query: BuiltQuery | null): Promise<void> {
+  expect(query).not.toBeNull();
+  for (const generic of [false, true]) {
+    const all = await plan(query!, generic);
+    const described = all.map((n) => `${n['Node Type']}${n['Relation Name'] ? ` on ${n['Relation Name']}` : ''}${n['Index Name'] ? ` using ${n['Index Name']}` : ''}`).join('\n');
+    expect(all.filter((n) => n['Node Type'] === 'Seq Scan'), described).toEqual([]);
+    expect(all.some((n) => /_pkey$/.test(n['Index Name'] ?? '')), described).toBe(true);
+  }
+}
+
 describe('PostgreSQL query plans', () => {
+  for (const [name, query] of NAME_SHAPES) {
+    it(`an Explorer name lookup by ${name} reads through a primary key`, async () => {
+      await expectNamesIndexed(lookupNamesQuery(namedStoreNum, query));
+      if ('words' in query) await expectNamesIndexed(matchNamesQuery(namedStoreNum, query));
+    });
+  }
   for (const [name, query, index] of STATEMENT_SHAPES) {
     it(`GET /statements by ${name} reads through an index`, async () => {
       // A key's own statements are not prepared (statement-reads.ts): a plan for any key would walk the Store.

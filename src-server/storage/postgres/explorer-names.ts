@@ -15,6 +15,7 @@ import { activityNameEntry, indexedWord, indexWords, latestNameEntries, prefixEn
 import type { NameEntry } from '../explorer-names';
 import type { NamedValue, NameQuery, StatementRow, WordsQuery } from '../storage';
 import type { PostgresDatabase, Tx } from './database';
+import type { BuiltQuery } from './statement-queries';
 
 interface Kept {
   kind: string;
@@ -150,34 +151,50 @@ function wordsMatch(storeNum: number, kind: string, words: readonly string[]): {
   };
 }
 
-/** Storage.lookupNames: by words, those whose name starts with them first, then by their words; or by the start of the value. */
-export async function lookupNameRows(db: PostgresDatabase, storeNum: number, query: NameQuery): Promise<NamedValue[]> {
+/**
+ * Storage.lookupNames' query: by words, those whose name starts with them first, then by their
+ * words; or by the start of the value. Null when the words give nothing to look up.
+ */
+export function lookupNamesQuery(storeNum: number, query: NameQuery): BuiltQuery | null {
   if ('words' in query) {
     const match = wordsMatch(storeNum, query.kind, query.words);
-    if (match === null) return [];
+    if (match === null) return null;
     const limit = `$${match.values.length + 1}`;
-    return db.query<NamedValue>(
-      `SELECT n.value, n.name FROM (
+    return {
+      text: `SELECT n.value, n.name FROM (
          SELECT DISTINCT w.value, w.search, strpos(w.search, $3) = 1 AS starts FROM explorer_name_words AS w WHERE ${match.where}
           ORDER BY starts DESC, w.search, w.value LIMIT ${limit}
        ) AS m JOIN explorer_names AS n ON n.store_num = $1 AND n.kind = $2 AND n.value = m.value
        ORDER BY m.starts DESC, m.search, m.value`,
-      [...match.values, query.limit],
-    );
+      values: [...match.values, query.limit],
+    };
   }
-  return db.query<NamedValue>(
-    'SELECT value, name FROM explorer_names WHERE store_num = $1 AND kind = $2 AND value >= $3 AND value < $4 ORDER BY value LIMIT $5',
-    [storeNum, query.kind, query.valuePrefix, prefixEnd(query.valuePrefix), query.limit],
-  );
+  return {
+    text: 'SELECT value, name FROM explorer_names WHERE store_num = $1 AND kind = $2 AND value >= $3 AND value < $4 ORDER BY value LIMIT $5',
+    values: [storeNum, query.kind, query.valuePrefix, prefixEnd(query.valuePrefix), query.limit],
+  };
 }
 
-/** Storage.matchNames: the values only, as the index yields them. */
-export async function matchNameRows(db: PostgresDatabase, storeNum: number, query: WordsQuery): Promise<string[]> {
+/** Storage.matchNames' query: the values only, as the index yields them. Null as for lookupNamesQuery. */
+export function matchNamesQuery(storeNum: number, query: WordsQuery): BuiltQuery | null {
   const match = wordsMatch(storeNum, query.kind, query.words);
-  if (match === null) return [];
-  const rows = await db.query<{ value: string }>(
-    `SELECT DISTINCT w.value FROM explorer_name_words AS w WHERE ${match.where} LIMIT $${match.values.length + 1}`,
-    [...match.values, query.limit],
-  );
-  return rows.map((row) => row.value);
+  if (match === null) return null;
+  return {
+    text: `SELECT DISTINCT w.value FROM explorer_name_words AS w WHERE ${match.where} LIMIT $${match.values.length + 1}`,
+    values: [...match.values, query.limit],
+  };
+}
+
+// Prepared: the Explorer looks names up as a user types, and each search by a name or word starts
+// here. Five texts in all (a whole word or a prefix, for each query; a value's start), each a walk
+// of a primary key (postgres-plans.test.ts checks the plan made for any values too).
+
+export async function lookupNameRows(db: PostgresDatabase, storeNum: number, query: NameQuery): Promise<NamedValue[]> {
+  const q = lookupNamesQuery(storeNum, query);
+  return q === null ? [] : db.prepared<NamedValue>(q.text, q.values);
+}
+
+export async function matchNameRows(db: PostgresDatabase, storeNum: number, query: WordsQuery): Promise<string[]> {
+  const q = matchNamesQuery(storeNum, query);
+  return q === null ? [] : (await db.prepared<{ value: string }>(q.text, q.values)).map((row) => row.value);
 }
