@@ -55,9 +55,9 @@ interface AttachmentContent {
 /**
  * `body` is the answer's JSON text in UTF-8: a statement, or a StatementResult
  * (StatementResultBody). Bytes, not a string: the statements' stored bytes are copied in once, and
- * the socket writes them without measuring or encoding a 75 KB string again.
+ * the socket writes them without measuring or encoding a 75 KB string again. `consistentThrough`
+ * is for X-Experience-API-Consistent-Through, decided before the read (Storage.readBounds).
  */
-/** A read's answer; `consistentThrough` for X-Experience-API-Consistent-Through (Storage.readBounds). */
 export type StatementReadResult =
   | { kind: 'single'; body: Buffer; stored: string; consistentThrough: string; attachments?: AttachmentContent[] }
   | { kind: 'list'; body: Buffer; lastStored: string | null; consistentThrough: string; attachments?: AttachmentContent[] };

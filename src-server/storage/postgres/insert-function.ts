@@ -187,15 +187,8 @@ function replaceOnce(text: string, from: string, to: string): string {
   return text.slice(0, at) + to + text.slice(at + from.length);
 }
 
-/**
- * lore_insert_statements taking the statements' JSON as one bytea and where each ends, in place of
- * a text[]. node-postgres sends a text[] as an array literal: it escapes every quote and backslash
- * of each statement's JSON, a string at a time, and PostgreSQL parses the literal back, character by
- * character. A Buffer goes as binary, byte for byte, and convert_from checks each statement's UTF-8
- * natively. An overload (another signature) made from the function before, so that processes of
- * the release before, calling that one during a rolling upgrade, still find it.
- */
-export const INSERT_STATEMENTS_FROM_BYTES = [
+/** What makes INSERT_STATEMENTS_FROM_BYTES of the function before it: each text, found once, and what replaces it. */
+const FROM_BYTES_EDITS: ReadonlyArray<readonly [from: string, to: string]> = [
   ['p_ids text[], p_statements text[],', 'p_ids text[], p_statement_bytes bytea, p_statement_ends integer[],'],
   ['  v_term_ids bigint[];\n', '  v_term_ids bigint[];\n  v_statements text[];\n'],
   [
@@ -207,4 +200,14 @@ export const INSERT_STATEMENTS_FROM_BYTES = [
   INSERT INTO statements (store_num, seq,`,
   ],
   ['FROM unnest(p_ids, p_statements,', 'FROM unnest(p_ids, v_statements,'],
-].reduce((text, [from, to]) => replaceOnce(text, from!, to!), INSERT_STATEMENTS_WITHOUT_NOTIFY);
+];
+
+/**
+ * lore_insert_statements taking the statements' JSON as one bytea and where each ends, in place of
+ * a text[]. node-postgres sends a text[] as an array literal: it escapes every quote and backslash
+ * of each statement's JSON, a string at a time, and PostgreSQL parses the literal back, character by
+ * character. A Buffer goes as binary, byte for byte, and convert_from checks each statement's UTF-8
+ * natively. An overload (another signature) made from the function before, so that processes of
+ * the release before, calling that one during a rolling upgrade, still find it.
+ */
+export const INSERT_STATEMENTS_FROM_BYTES = FROM_BYTES_EDITS.reduce((text, [from, to]) => replaceOnce(text, from, to), INSERT_STATEMENTS_WITHOUT_NOTIFY);

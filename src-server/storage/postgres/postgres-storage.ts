@@ -425,10 +425,10 @@ export class PostgresStorage implements Storage {
   }
 
   async findStatementWithConsistentThrough(storeId: string, statementId: string, floorMs: number): Promise<StatementWithConsistentThrough> {
-    const store = await this.directory.store('id', storeId, () => findStoreRow(this.db, 'id', storeId));
-    if (!store) return { statement: null, consistentThrough: (await this.readBounds(floorMs)).consistentThrough };
-    const { statement, earliestTimeLease } = await findStatementRowWithLease(this.db, store.num, statementId);
-    return { statement, consistentThrough: consistentThroughOf(floorMs, earliestTimeLease) };
+    const found = await this.read(storeId, null, (storeNum) => findStatementRowWithLease(this.db, storeNum, statementId));
+    // No such Store: no statement, and the header as any read decides it.
+    if (!found) return { statement: null, consistentThrough: (await this.readBounds(floorMs)).consistentThrough };
+    return { statement: found.statement, consistentThrough: consistentThroughOf(floorMs, found.earliestTimeLease) };
   }
 
   async queryStatements(storeId: string, query: StatementQuery): Promise<StatementPage> {
