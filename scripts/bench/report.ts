@@ -95,6 +95,11 @@ export function noneRequestsPerSec(round: WatchingRound): number {
   return (round.noneBefore.requestsPerSec + round.noneAfter.requestsPerSec) / 2;
 }
 
+/** A round's throughput with the streams open ÷ with none around it: what the target reads. */
+export function watchedRatio(round: WatchingRound): number {
+  return round.watched.requestsPerSec / noneRequestsPerSec(round);
+}
+
 export interface WatchingReport {
   streams: number;
   /** Medians over the rounds (reports before the rounds: the means of two pairs). */
@@ -207,7 +212,7 @@ function roundsText(values: number[], unit: string): string {
 function watchingRoundsText(rounds: WatchingRound[]): string {
   if (rounds.length < 2) return '';
   const percent = (a: WatchingRun, b: WatchingRun) => (100 * a.requestsPerSec) / b.requestsPerSec;
-  const watched = rounds.map((r) => (100 * r.watched.requestsPerSec) / noneRequestsPerSec(r));
+  const watched = rounds.map((r) => 100 * watchedRatio(r));
   const noneAgain = rounds.map((r) => percent(r.noneAfter, r.noneBefore));
   return `${roundsText(watched, '%')}; none after ÷ none before ${fmt(Math.min(...noneAgain), 1)}–${fmt(Math.max(...noneAgain), 1)}%`;
 }

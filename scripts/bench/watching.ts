@@ -12,7 +12,7 @@
 import { median } from './median';
 import { runLoad, type LoadResult } from './load';
 import { ADMIN_TOKEN, type Child } from './processes';
-import { noneRequestsPerSec, type WatchingReport, type WatchingRound } from './report';
+import { noneRequestsPerSec, watchedRatio, type WatchingReport, type WatchingRound } from './report';
 import type { Scenario } from './scenarios';
 
 const STREAMS = 10;
@@ -63,7 +63,7 @@ function summariseWatching(rounds: WatchingRound[], streams: number, messagesPer
     streams,
     noneRequestsPerSec: median(rounds.map(noneRequestsPerSec)),
     watchedRequestsPerSec: median(rounds.map((r) => r.watched.requestsPerSec)),
-    ratio: median(rounds.map((r) => r.watched.requestsPerSec / noneRequestsPerSec(r))),
+    ratio: median(rounds.map(watchedRatio)),
     messagesPerStreamPerSec,
     rounds,
   };

@@ -42,6 +42,11 @@ async function plan(query: BuiltQuery, generic = false): Promise<PlanNode[]> {
   return nodes(rows[0]!['QUERY PLAN'][0]!.Plan);
 }
 
+/** A plan's nodes one to a line, with their tables and indexes: what a failed expectation shows. */
+function describePlan(all: PlanNode[]): string {
+  return all.map((n) => `${n['Node Type']}${n['Relation Name'] ? ` on ${n['Relation Name']}` : ''}${n['Index Name'] ? ` using ${n['Index Name']}` : ''}`).join('\n');
+}
+
 const BIG_TABLES = ['statements', 'term_postings', 'rejections'];
 
 /**
@@ -54,13 +59,13 @@ async function expectIndexed(query: BuiltQuery, index: string | null = null, sor
 }
 
 async function expectPlanIndexed(all: PlanNode[], index: string | null, sorts: 'none' | 'pages'): Promise<void> {
-  const described = all.map((n) => `${n['Node Type']}${n['Relation Name'] ? ` on ${n['Relation Name']}` : ''}${n['Index Name'] ? ` using ${n['Index Name']}` : ''}`);
+  const described = describePlan(all);
   const seqScans = all.filter((n) => n['Node Type'] === 'Seq Scan' && BIG_TABLES.includes(n['Relation Name'] ?? ''));
-  expect(seqScans, described.join('\n')).toEqual([]);
-  if (sorts === 'none') expect(all.filter((n) => n['Node Type'] === 'Sort'), described.join('\n')).toEqual([]);
-  else expect(described.join('\n')).toMatch(/Nested Loop[\s\S]*Limit/);
-  expect(all.some((n) => /Index/.test(n['Node Type'])), described.join('\n')).toBe(true);
-  if (index !== null) expect(all.map((n) => n['Index Name']), described.join('\n')).toContain(index);
+  expect(seqScans, described).toEqual([]);
+  if (sorts === 'none') expect(all.filter((n) => n['Node Type'] === 'Sort'), described).toEqual([]);
+  else expect(described).toMatch(/Nested Loop[\s\S]*Limit/);
+  expect(all.some((n) => /Index/.test(n['Node Type'])), described).toBe(true);
+  if (index !== null) expect(all.map((n) => n['Index Name']), described).toContain(index);
 }
 
 beforeAll(async () => {
@@ -172,7 +177,7 @@ async function expectNamesIndexed(query: BuiltQuery | null): Promise<void> {
   expect(query).not.toBeNull();
   for (const generic of [false, true]) {
     const all = await plan(query!, generic);
-    const described = all.map((n) => `${n['Node Type']}${n['Relation Name'] ? ` on ${n['Relation Name']}` : ''}${n['Index Name'] ? ` using ${n['Index Name']}` : ''}`).join('\n');
+    const described = describePlan(all);
     expect(all.filter((n) => n['Node Type'] === 'Seq Scan'), described).toEqual([]);
     expect(all.some((n) => /_pkey$/.test(n['Index Name'] ?? '')), described).toBe(true);
   }

@@ -166,6 +166,16 @@ END
 $fn$;
 `;
 
+/**
+ * `text` with `from`, which must occur exactly once, replaced by `to`: how a later function's
+ * migration is made from a released one, failing at load if the released text is not as expected.
+ */
+function replaceOnce(text: string, from: string, to: string): string {
+  const at = text.indexOf(from);
+  if (at < 0 || text.indexOf(from, at + 1) >= 0) throw new Error(`lore_insert_statements: "${from.trim()}" is not once where it was`);
+  return text.slice(0, at) + to + text.slice(at + from.length);
+}
+
 const NOTIFY_IN_TRANSACTION = `  PERFORM pg_notify('lore_changes', replace(replace(p_notice, '"@from"', seqs[1]::text), '"@to"', seqs[v_n]::text));\n`;
 
 /**
@@ -174,18 +184,11 @@ const NOTIFY_IN_TRANSACTION = `  PERFORM pg_notify('lore_changes', replace(repla
  * only when given a notice, as a release before this one gives it. Its own migration's text,
  * made from the released one so that the two cannot differ elsewhere.
  */
-export const INSERT_STATEMENTS_WITHOUT_NOTIFY = (() => {
-  const text = INSERT_STATEMENTS_FUNCTION.slice(0, INSERT_STATEMENTS_FUNCTION.indexOf('-- The settled seq'));
-  if (!text.includes(NOTIFY_IN_TRANSACTION)) throw new Error('lore_insert_statements: its notification is not where it was');
-  return text.replace(NOTIFY_IN_TRANSACTION, `  IF p_notice IS NOT NULL THEN\n  ${NOTIFY_IN_TRANSACTION}  END IF;\n`);
-})();
-
-/** `text` with `from`, which must occur exactly once, replaced by `to`. */
-function replaceOnce(text: string, from: string, to: string): string {
-  const at = text.indexOf(from);
-  if (at < 0 || text.indexOf(from, at + 1) >= 0) throw new Error(`lore_insert_statements: "${from.trim()}" is not once where it was`);
-  return text.slice(0, at) + to + text.slice(at + from.length);
-}
+export const INSERT_STATEMENTS_WITHOUT_NOTIFY = replaceOnce(
+  INSERT_STATEMENTS_FUNCTION.slice(0, INSERT_STATEMENTS_FUNCTION.indexOf('-- The settled seq')),
+  NOTIFY_IN_TRANSACTION,
+  `  IF p_notice IS NOT NULL THEN\n  ${NOTIFY_IN_TRANSACTION}  END IF;\n`,
+);
 
 /** What makes INSERT_STATEMENTS_FROM_BYTES of the function before it: each text, found once, and what replaces it. */
 const FROM_BYTES_EDITS: ReadonlyArray<readonly [from: string, to: string]> = [
