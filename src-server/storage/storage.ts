@@ -821,9 +821,16 @@ export interface Storage extends ForwarderStorage {
  * durable; the HTTP layer answers 503 and the client retries.
  */
 export class StorageUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  /**
+   * What the client is told, when the storage can say it plainly (a full disk on the database
+   * server); otherwise the HTTP layer words it from the message and the cause.
+   */
+  readonly plainMessage: string | undefined;
+
+  constructor(message: string, options?: { cause?: unknown; plainMessage?: string }) {
     super(message, options);
     this.name = 'StorageUnavailableError';
+    this.plainMessage = options?.plainMessage;
   }
 }
 

@@ -48,15 +48,19 @@ async function migratedTemplate(admin: pg.Client, serverUrl: string): Promise<st
   return name;
 }
 
-/** `migrated`: a copy of a database the storage has opened once (the schema in place, no Store). */
-export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
+/**
+ * `migrated`: a copy of a database the storage has opened once (the schema in place, no Store);
+ * `tablespace`: its files kept there (a tablespace the caller made) instead of the server's own directory.
+ */
+export async function createTestDatabase(options: { migrated?: boolean; tablespace?: string } = {}): Promise<TestDatabase> {
   const serverUrl = testServerUrl();
   const name = `lore_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   try {
     const template = options.migrated ? ` TEMPLATE ${await migratedTemplate(admin, serverUrl)} STRATEGY FILE_COPY` : '';
-    await admin.query(`CREATE DATABASE ${name}${template}`);
+    const tablespace = options.tablespace ? ` TABLESPACE ${options.tablespace}` : '';
+    await admin.query(`CREATE DATABASE ${name}${template}${tablespace}`);
   } finally {
     await admin.end();
   }

@@ -7,8 +7,10 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export function mountTmpfs(dir: string, size = '8m'): void {
-  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
+/** `owner`: the user its root belongs to (mode 0700), for a server that runs as another user. */
+export function mountTmpfs(dir: string, size = '8m', owner?: { uid: number; gid: number }): void {
+  const ownership = owner ? `,uid=${owner.uid},gid=${owner.gid},mode=0700` : '';
+  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}${ownership}`, 'tmpfs', dir], { stdio: 'ignore' });
 }
 
 export function unmount(dir: string): void {

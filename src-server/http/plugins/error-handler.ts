@@ -49,10 +49,12 @@ function toLrsError(error: unknown): LrsError | null {
 }
 
 /**
- * A full disk or a data directory that cannot be written are named as such: the admin can act on
- * them. Both clear by themselves once fixed (the storage probes the disk again), so they stay 503.
+ * A full disk (the data directory's, or the database server's as its storage words it) or a data
+ * directory that cannot be written are named as such: the admin can act on them. They clear by
+ * themselves once fixed (the storage probes the disk again), so they stay 503.
  */
 function storageUnavailableMessage(error: StorageUnavailableError): string {
+  if (error.plainMessage !== undefined) return error.plainMessage;
   let cause: unknown = error;
   for (let depth = 0; depth < 5 && cause instanceof Error; depth++, cause = cause.cause) {
     const code = (cause as NodeJS.ErrnoException).code;

@@ -181,12 +181,21 @@ function isRetryable(err: unknown): boolean {
  * The storage's error for a failure of the server or the connection; any other error (a bug, a
  * typed storage error thrown by the caller) is passed on as it is.
  */
+/** SQLSTATE disk_full: PostgreSQL could not extend a file of a table or an index. */
+const DISK_FULL = '53100';
+
 function storageError(err: unknown): unknown {
   if (!(err instanceof Error)) return err;
   if (err instanceof RetryTransaction) return new StorageUnavailableError('the database was too busy to complete the write; try again', { cause: err });
   const code = (err as { code?: unknown }).code;
   const message = err.message;
   if (typeof code === 'string') {
+    if (code === DISK_FULL) {
+      return new StorageUnavailableError(`the database server's disk is full: ${message}`, {
+        cause: err,
+        plainMessage: "The database server's disk is full; nothing was stored. Writes resume by themselves once space is freed on it: retry later.",
+      });
+    }
     // Connection exceptions (08), insufficient resources (53), operator intervention (57: shutdown,
     // statement timeout, cannot connect now), system errors (58).
     if (/^(08|53|57|58)/.test(code)) return new StorageUnavailableError(`the database is unavailable: ${message}`, { cause: err });
