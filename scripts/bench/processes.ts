@@ -83,6 +83,26 @@ function startChild(args: string[], env: Record<string, string>, what: string, t
   });
 }
 
+/**
+ * When the service wrote its snapshots, from its log ("snapshot written: …, N ms"): each as
+ * [start, end] on this process's performance.now() clock, the end being when the line arrived.
+ */
+export function snapshotIntervals(log: readonly LogLine[]): Array<[number, number]> {
+  const intervals: Array<[number, number]> = [];
+  for (const line of log) {
+    const match = /snapshot written: .*, (\d+) ms$/.exec(line.text);
+    if (match) intervals.push([line.at - Number(match[1]), line.at]);
+  }
+  return intervals;
+}
+
+/** How many ms of [from, to] fall within the intervals. */
+export function overlapMs(from: number, to: number, intervals: ReadonlyArray<readonly [number, number]>): number {
+  let total = 0;
+  for (const [start, end] of intervals) total += Math.max(0, Math.min(to, end) - Math.max(from, start));
+  return total;
+}
+
 export interface ServiceOptions {
   dataDir: string;
   snapshotThresholdBytes?: number;

@@ -17,13 +17,29 @@ export interface TargetRound {
   serviceP99: number;
 }
 
+export interface ScenarioReport {
+  name: string;
+  label: string;
+  service: LoadResult;
+  baselineKey: string;
+  ratio: number | null;
+  /** When the run went, on the bench's performance.now() clock. */
+  runMs: [from: number, to: number];
+  /**
+   * How much of the run the service spent writing a snapshot (set once the service has stopped
+   * and logged them all): that work runs in the service's process, so it is in the run's CPU per
+   * request and its latencies. A snapshot at 1M statements takes many seconds in the background.
+   */
+  snapshotMs?: number;
+}
+
 export interface PhaseReport {
   name: 'small' | 'large';
   statements: number;
   preload: { seconds: number; statementsPerSec: number; stored: number; stoppedEarly: string | null };
   /** Large phase: how long the graceful stop (final snapshot) after the preload took. */
   stopSecondsAfterPreload?: number;
-  scenarios: Array<{ name: string; label: string; service: LoadResult; baselineKey: string; ratio: number | null }>;
+  scenarios: ScenarioReport[];
   memoryAtStart?: Memory | null;
   memory: Memory | null | undefined;
   /** lore.sqlite right after the preload (large phase). */
@@ -288,7 +304,8 @@ export function evaluateTargets(report: Report): Target[] {
   const p95WithQueue = (s: NonNullable<ReturnType<typeof worst>>) => {
     const cpu = s.service.serverCpuMicrosPerRequest;
     const queue = cpu != null ? ` (its CPU ${fmt(cpu)} µs a request: ${READ_CONNECTIONS} connections wait ~${ms((READ_CONNECTIONS * cpu) / 1000)} ms on average)` : '';
-    return `${ms(s.service.p95)} ms${queue}`;
+    const snapshot = s.snapshotMs ? `; a snapshot was being written for ${fmt(s.snapshotMs)} ms of its ${fmt(s.runMs[1] - s.runMs[0])} ms run` : '';
+    return `${ms(s.service.p95)} ms${queue}${snapshot}`;
   };
   // Targets are set at 1M statements; a run with --statements N says N instead.
   const n = large?.statements ?? 1_000_000;
@@ -361,7 +378,7 @@ export function markdownTable(rows: string[][]): string {
 }
 
 function scenarioRows(report: Report, phase: PhaseReport): string[][] {
-  const rows = [['scenario', 'req/s', 'stmts/s', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'CPU µs/req', 'baseline req/s', 'vs baseline', 'base CPU µs/req', 'non-2xx']];
+  const rows = [['scenario', 'req/s', 'stmts/s', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'CPU µs/req', 'baseline req/s', 'vs baseline', 'base CPU µs/req', 'non-2xx', 'snapshot ms']];
   for (const s of phase.scenarios) {
     const base = report.baselines[s.baselineKey];
     rows.push([
@@ -377,6 +394,7 @@ function scenarioRows(report: Report, phase: PhaseReport): string[][] {
       s.ratio == null ? '—' : `${fmt(s.ratio * 100, 1)}%`,
       fmt(base?.serverCpuMicrosPerRequest),
       String(s.service.non2xx + s.service.errors),
+      s.snapshotMs ? fmt(s.snapshotMs) : '—',
     ]);
   }
   return rows;

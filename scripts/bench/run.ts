@@ -30,12 +30,12 @@ import { parseArgs } from 'node:util';
 import { backupPause } from './backup-pause';
 import { watchingCost } from './watching';
 import { runLoad, type LoadResult } from './load';
-import { ADMIN_TOKEN, ROOT, dirSize, memoryOf, startBaselineProcess, startServiceProcess, type Child } from './processes';
+import { ADMIN_TOKEN, ROOT, dirSize, memoryOf, overlapMs, snapshotIntervals, startBaselineProcess, startServiceProcess, type Child } from './processes';
 import { runPostgresBench } from './postgres';
 import { analyseProfile, monotonicMicros, printProfile } from './profile';
 import { scenarios, type Scenario, type StoreContext } from './scenarios';
 import { statementGenerator } from './statements';
-import { backupPauseLines, evaluateTargets, markdownReport, printReport, type PhaseReport, type Report, type TargetRound } from './report';
+import { backupPauseLines, evaluateTargets, markdownReport, printReport, type PhaseReport, type Report, type ScenarioReport, type TargetRound } from './report';
 import { warmUp, warmUpSeconds } from './warm-up';
 import { measureSingleWrites, measureWriteCosts } from './write-costs-run';
 
@@ -169,10 +169,17 @@ async function sanityCheck(baseUrl: string, scenario: Scenario): Promise<void> {
   if (response.status >= 300) throw new Error(`${scenario.name}: ${r.method} ${r.path} answered ${response.status}: ${(await response.text()).slice(0, 500)}`);
 }
 
+/** Each scenario's time spent beside a snapshot, once the stopped service has logged them all. */
+function noteSnapshots(results: readonly ScenarioReport[], service: Child): void {
+  const intervals = snapshotIntervals(service.log);
+  for (const result of results) result.snapshotMs = overlapMs(result.runMs[0], result.runMs[1], intervals);
+}
+
 async function runScenarios(service: Child, ctx: StoreContext, baseline: Child | null, baselines: Map<string, LoadResult>) {
   const results: PhaseReport['scenarios'] = [];
   for (const scenario of scenarios(ctx, seed + 1)) {
     await sanityCheck(service.url, scenario);
+    const from = performance.now();
     const result = await runLoad({
       baseUrl: service.url,
       connections: scenario.connections,
@@ -181,6 +188,7 @@ async function runScenarios(service: Child, ctx: StoreContext, baseline: Child |
       statementsPerRequest: scenario.statementsPerRequest,
       serverPid: service.child.pid,
     });
+    const runMs: [number, number] = [from, performance.now()];
     if (baseline && !baselines.has(scenario.baselineKey)) {
       baselines.set(
         scenario.baselineKey,
@@ -195,7 +203,7 @@ async function runScenarios(service: Child, ctx: StoreContext, baseline: Child |
       );
     }
     const base = baselines.get(scenario.baselineKey) ?? null;
-    results.push({ name: scenario.name, label: scenario.label, service: result, baselineKey: scenario.baselineKey, ratio: base ? result.requestsPerSec / base.requestsPerSec : null });
+    results.push({ name: scenario.name, label: scenario.label, service: result, baselineKey: scenario.baselineKey, ratio: base ? result.requestsPerSec / base.requestsPerSec : null, runMs });
     log(`${scenario.name}: ${result.requestsPerSec.toFixed(0)} req/s, p95 ${result.p95.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms${result.non2xx ? `, ${result.non2xx} non-2xx ${JSON.stringify(result.statusCodes)}` : ''}`);
   }
   return results;
@@ -314,6 +322,7 @@ async function smallPhase(baseline: Child, baselines: Map<string, LoadResult>): 
     } finally {
       await service.stop();
     }
+    if (scenarioResults) noteSnapshots(scenarioResults, service);
     const size = dirSize(dataDir);
     log('small Store: snapshot stall');
     const stall = await snapshotStall(dataDir, ctx, 512 * 1024, quick ? 4 : 10);
@@ -378,6 +387,7 @@ async function largePhase(baselines: Map<string, LoadResult>): Promise<PhaseRepo
     } finally {
       await service.stop();
     }
+    if (scenarioResults) noteSnapshots(scenarioResults, service);
     const size = dirSize(dataDir);
     log('large Store: snapshot stall');
     const stall = await snapshotStall(dataDir, ctx, 16 * 1024 * 1024, 20);

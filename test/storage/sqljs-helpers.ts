@@ -73,6 +73,20 @@ export function closedAfterEach(): (storage: Promise<SqljsStorage>) => Promise<S
   };
 }
 
+/**
+ * What the storage logs over its first two snapshots of a new data directory, each after a new
+ * Store: the first writes the whole image, the second the pages changed since.
+ */
+export async function twoSnapshotsLogged(track: ReturnType<typeof closedAfterEach>): Promise<string[]> {
+  const messages: string[] = [];
+  const storage = await track(openIn(await tempDir(), { log: (m) => messages.push(m) }));
+  await withStore(storage);
+  await storage.snapshot();
+  await withStore(storage);
+  await storage.snapshot();
+  return messages;
+}
+
 /** Lets the event loop turn `n` times: every chance for background work to finish if it would. */
 export async function eventLoopTurns(n: number): Promise<void> {
   for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));

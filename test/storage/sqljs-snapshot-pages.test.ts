@@ -16,8 +16,8 @@ import { sqlJsFileName } from '../../src-server/storage/sqljs/sql';
 import { SNAPSHOT_FILE } from '../../src-server/storage/sqljs/sqljs-storage';
 import type { SqljsStorage } from '../../src-server/storage/sqljs/sqljs-storage';
 import type { DocumentKey } from '../../src-server/storage/storage';
-import { at, makeApiKey, makeRejection, makeStatement, makeStore } from './rows';
-import { closedAfterEach, crashCopy, loadSqlJs, openIn, removeTempDirs, snapshotWritesFail, tempDir, withStore } from './sqljs-helpers';
+import { at, makeApiKey, makeRejection, makeStatement } from './rows';
+import { closedAfterEach, crashCopy, loadSqlJs, openIn, removeTempDirs, snapshotWritesFail, tempDir, twoSnapshotsLogged, withStore } from './sqljs-helpers';
 
 afterAll(removeTempDirs);
 
@@ -266,12 +266,7 @@ describe('snapshots of the changed pages', () => {
 
 describe('the first snapshot of a data directory', () => {
   it('is the whole image; a later one is the changed pages', async () => {
-    const messages: string[] = [];
-    const storage = await track(openIn(await tempDir(), { log: (m) => messages.push(m) }));
-    await storage.insertStore(makeStore());
-    await storage.snapshot();
-    await storage.insertStore(makeStore());
-    await storage.snapshot();
+    const messages = await twoSnapshotsLogged(track);
     expect(messages.filter((m) => m.startsWith('snapshot written')).map((m) => /changed pages/.test(m))).toEqual([false, true]);
   });
 });
