@@ -75,8 +75,8 @@ function hydrateSymlinks(packageDir: string): void {
   }
 }
 
-/** The uid/gid the server runs as: the current user, or `postgres` (created when missing) for root. */
-function serverUser(): { uid: number; gid: number } | null {
+/** The uid/gid the server runs as when not the current user's: `postgres` (created when missing) for root. */
+export function serverUser(): { uid: number; gid: number } | null {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) return null;
   const lookup = (): { uid: number; gid: number } | null => {
     try {

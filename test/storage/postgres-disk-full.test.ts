@@ -5,7 +5,6 @@
  * takes writes again once space is freed. Needs `mount` (root on Linux) and a server on this
  * machine (the tablespace's directory must be the server's); elsewhere it is skipped.
  */
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +15,7 @@ import { resolveAdminToken } from '../../src-server/admin/admin-token';
 import { buildServer } from '../../src-server/http/build-server';
 import { openPostgresStorage, type PostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
 import { createTestDatabase, type TestDatabase } from '../postgres/test-database';
+import { serverUser } from '../postgres/test-server';
 import { canMount, fillDisk, mountTmpfs, unmount } from '../service/tmpfs';
 
 const ADMIN_TOKEN = 'disk-full-admin-token-0123456789ab';
@@ -23,11 +23,9 @@ const serverUrl = inject('postgresUrl');
 const onThisMachine = ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(serverUrl).hostname);
 const runnable = onThisMachine && canMount();
 
-/** The user the server runs as: `postgres` when the tests run as root (test-server.ts), else this one. */
+/** The user the server runs as (test-server.ts): `postgres` when the tests run as root, else this one. */
 function serverOwner(): { uid: number; gid: number } {
-  if (process.getuid?.() !== 0) return { uid: process.getuid!(), gid: process.getgid!() };
-  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
-  return { uid: id('-u'), gid: id('-g') };
+  return serverUser() ?? { uid: process.getuid!(), gid: process.getgid!() };
 }
 
 async function asAdmin(sql: string): Promise<void> {

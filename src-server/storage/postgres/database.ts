@@ -177,13 +177,13 @@ function isRetryable(err: unknown): boolean {
   return typeof code === 'string' && RETRYABLE.has(code);
 }
 
+/** SQLSTATE disk_full: PostgreSQL could not extend a file of a table or an index. */
+const DISK_FULL = '53100';
+
 /**
  * The storage's error for a failure of the server or the connection; any other error (a bug, a
  * typed storage error thrown by the caller) is passed on as it is.
  */
-/** SQLSTATE disk_full: PostgreSQL could not extend a file of a table or an index. */
-const DISK_FULL = '53100';
-
 function storageError(err: unknown): unknown {
   if (!(err instanceof Error)) return err;
   if (err instanceof RetryTransaction) return new StorageUnavailableError('the database was too busy to complete the write; try again', { cause: err });
