@@ -59,7 +59,16 @@ export interface TestStorage {
   release(): Promise<void>;
 }
 
-export async function openTestStorage(dataDir: string): Promise<TestStorage> {
+/**
+ * `kind`: this backend whatever LORE_TEST_STORAGE says; `tablespace` (PostgreSQL): the database's
+ * files kept in that tablespace (test/storage/postgres-disk-full.test.ts puts one on a small disk).
+ */
+export interface TestStorageOptions {
+  kind?: TestStorageKind;
+  tablespace?: string;
+}
+
+export async function openTestStorage(dataDir: string, options: TestStorageOptions = {}): Promise<TestStorage> {
   const opened: Storage[] = [];
   const track = async (opening: Promise<Storage>): Promise<Storage> => {
     const storage = await opening;
@@ -69,10 +78,10 @@ export async function openTestStorage(dataDir: string): Promise<TestStorage> {
   const closeAll = async (): Promise<void> => {
     for (const storage of opened) await storage.close(); // closing twice is a no-op on both backends
   };
-  if (testStorageKind() === 'sqljs') {
+  if ((options.kind ?? testStorageKind()) === 'sqljs') {
     return { storage: await track(openSqljsStorage({ dataDir })), reopen: () => track(openSqljsStorage({ dataDir })), release: closeAll };
   }
-  const database = await createTestDatabase({ migrated: true });
+  const database = await createTestDatabase({ migrated: true, ...(options.tablespace ? { tablespace: options.tablespace } : {}) });
   const open = () => track(openPostgresStorage({ url: database.url, poolSize: 4 }));
   try {
     return {
@@ -95,14 +104,16 @@ export async function openTestStorage(dataDir: string): Promise<TestStorage> {
 /**
  * `limits`: service limits other than the defaults (test/http/limits-*.test.ts); `publicUrl`: default
  * PUBLIC_URL; `followRequestOrigin`, `trustProxy`, `serviceInfo`: a service without --public-url,
- * behind proxies, bound beyond loopback (test/http/public-url-from-request.test.ts).
+ * behind proxies, bound beyond loopback (test/http/public-url-from-request.test.ts). `storage`:
+ * which storage the app gets (openTestStorage), when not LORE_TEST_STORAGE's default.
  */
 export async function buildTestApp(
   options: Partial<Pick<ServerOptions, 'limits' | 'publicUrl' | 'followRequestOrigin' | 'trustProxy' | 'serviceInfo' | 'importPageSize'>> = {},
+  storageOptions: TestStorageOptions = {},
 ): Promise<TestApp> {
   // A temp directory on either backend: the admin token file is kept there.
   const dataDir = mkdtempSync(join(tmpdir(), 'lore-http-'));
-  const { storage, reopen, release } = await openTestStorage(dataDir);
+  const { storage, reopen, release } = await openTestStorage(dataDir, storageOptions);
   const app = buildServer({
     storage,
     adminToken: resolveAdminToken(dataDir, ADMIN_TOKEN).check,

@@ -11,14 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { resolveAdminToken } from '../../src-server/admin/admin-token';
-import { buildServer } from '../../src-server/http/build-server';
-import { openPostgresStorage, type PostgresStorage } from '../../src-server/storage/postgres/postgres-storage';
-import { createTestDatabase, type TestDatabase } from '../postgres/test-database';
+import { buildTestApp, type TestApp } from '../http/test-app';
 import { serverUser } from '../postgres/test-server';
 import { canMount, fillDisk, mountTmpfs, unmount } from '../service/tmpfs';
 
-const ADMIN_TOKEN = 'disk-full-admin-token-0123456789ab';
 const serverUrl = inject('postgresUrl');
 const onThisMachine = ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(serverUrl).hostname);
 const runnable = onThisMachine && canMount();
@@ -49,38 +45,26 @@ const title = runnable
 describe.skipIf(!runnable)(title, () => {
   const tablespace = `lore_test_full_${randomUUID().slice(0, 8)}`;
   let mountPoint: string;
-  let dataDir: string;
-  let database: TestDatabase | undefined;
-  let storage: PostgresStorage | undefined;
-  let app: ReturnType<typeof buildServer> | undefined;
+  let t: TestApp | undefined;
 
   beforeAll(async () => {
     mountPoint = mkdtempSync(join(tmpdir(), 'lore-pg-tmpfs-'));
     mountTmpfs(mountPoint, '32m', serverOwner());
     await asAdmin(`CREATE TABLESPACE ${tablespace} LOCATION '${mountPoint}'`);
-    database = await createTestDatabase({ migrated: true, tablespace });
-    storage = await openPostgresStorage({ url: database.url, poolSize: 4 });
-    dataDir = mkdtempSync(join(tmpdir(), 'lore-pg-full-'));
-    app = buildServer({ storage, adminToken: resolveAdminToken(dataDir, ADMIN_TOKEN).check, publicUrl: () => 'http://127.0.0.1:8411' });
-    await app.ready();
+    t = await buildTestApp({}, { kind: 'postgres', tablespace });
   });
   afterAll(async () => {
-    await app?.close();
-    await storage?.close();
-    await database?.drop();
+    await t?.close();
     await asAdmin(`DROP TABLESPACE IF EXISTS ${tablespace}`);
     unmount(mountPoint);
     rmSync(mountPoint, { recursive: true, force: true });
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('answers 503 saying the database server is full, keeps reads, loses nothing acknowledged, and writes again once there is room', async () => {
-    const admin = (method: 'POST', url: string, payload: object) =>
-      app!.inject({ method, url, payload, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
-    expect((await admin('POST', '/admin/api/stores', { slug: 'full', name: 'Full', environment: 'test' })).statusCode).toBe(201);
-    const key = (await admin('POST', '/admin/api/stores/full/keys', { name: 'disk' })).json() as { basic: string };
-    const headers = { authorization: `Basic ${key.basic}`, 'x-experience-api-version': '1.0.3' };
-    const post = (body: object) => app!.inject({ method: 'POST', url: '/full/xAPI/statements', headers, payload: body });
+    const app = t!;
+    await app.createStore('full');
+    const key = await app.createKey('full', { name: 'disk' });
+    const post = (body: object) => app.xapi(key, { method: 'POST', url: '/full/xAPI/statements', payload: body });
 
     const acknowledged: string[] = [];
     const ids = Array.from({ length: 20 }, () => randomUUID());
@@ -103,14 +87,14 @@ describe.skipIf(!runnable)(title, () => {
     expect(error.code).toBe('storage_unavailable');
     expect(error.message).toMatch(/^The database server's disk is full; nothing was stored\./);
 
-    const read = await app!.inject({ method: 'GET', url: `/full/xAPI/statements?statementId=${acknowledged[0]}`, headers });
+    const read = await app.xapi(key, { method: 'GET', url: `/full/xAPI/statements?statementId=${acknowledged[0]}` });
     expect(read.statusCode).toBe(200);
 
     rmSync(filler);
     const after = randomUUID();
     expect((await post(statement(after))).statusCode).toBe(200);
     acknowledged.push(after);
-    const store = await storage!.findStoreBySlug('full');
-    for (const id of acknowledged) expect(await storage!.findStatement(store!.id, id), id).not.toBeNull();
+    const store = await app.storage.findStoreBySlug('full');
+    for (const id of acknowledged) expect(await app.storage.findStatement(store!.id, id), id).not.toBeNull();
   });
 });
